@@ -1,0 +1,39 @@
+# The two commands a newcomer needs: `make run` and `make test`. Both set everything up.
+PY ?= python3
+VENV := .venv
+BIN := $(VENV)/bin
+STAMP := $(VENV)/.installed
+DEV_STAMP := $(VENV)/.installed-dev
+export GRADIO_ANALYTICS_ENABLED := False
+export HF_HUB_OFFLINE := 1
+
+.PHONY: run test lint install dev clean
+
+$(BIN)/python:
+	$(PY) -m venv $(VENV)
+	$(BIN)/pip install -q --upgrade pip
+
+$(STAMP): $(BIN)/python requirements.txt pyproject.toml
+	$(BIN)/pip install -q -r requirements.txt
+	$(BIN)/pip install -q --no-deps -e .
+	touch $@
+
+$(DEV_STAMP): $(STAMP) requirements-dev.txt
+	$(BIN)/pip install -q -r requirements-dev.txt
+	touch $@
+
+install: $(STAMP)
+dev: $(DEV_STAMP)
+
+run: $(STAMP)
+	GRADIO_SERVER_NAME=$${GRADIO_SERVER_NAME:-127.0.0.1} GRADIO_SERVER_PORT=$${GRADIO_SERVER_PORT:-7860} $(BIN)/python app.py
+
+lint: $(DEV_STAMP)
+	$(BIN)/ruff check .
+
+test: $(DEV_STAMP)
+	$(BIN)/ruff check .
+	$(BIN)/python -m pytest -q
+
+clean:
+	rm -rf $(VENV) .pytest_cache .ruff_cache

@@ -1,0 +1,1 @@
+"""The built-in attention variants, each registered through pluggy like any third-party plugin."""

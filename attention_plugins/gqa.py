@@ -1,0 +1,39 @@
+"""Grouped-query attention: several query heads share one key/value head."""
+
+from __future__ import annotations
+
+from core import AttentionConfig, AttentionModule, ConfigError, Option, Variant, hookimpl
+from core.config import divisors
+
+
+class GroupedQueryAttention(AttentionModule):
+    """n_kv_heads K/V heads; query head h reads K/V head h // (n_heads // n_kv_heads)."""
+
+    def __init__(self, config: AttentionConfig) -> None:
+        n_kv = int(config.options.get("n_kv_heads", 1))
+        if config.n_heads % n_kv:
+            choices = ", ".join(str(d) for d in divisors(config.n_heads))
+            raise ConfigError(f"n_kv_heads={n_kv} does not divide n_heads={config.n_heads}; choose {choices}")
+        super().__init__(config, n_kv_heads=n_kv)
+
+
+@hookimpl
+def register_attention_variants(register) -> None:
+    """Offer grouped-query attention."""
+    register(
+        Variant(
+            name="gqa",
+            title="Grouped-query attention",
+            summary="Query heads share key/value heads in groups (LLaMA 2/3, Mistral).",
+            build=GroupedQueryAttention,
+            options=(
+                Option("n_kv_heads", 1, minimum=1, maximum=64,
+                       help="key/value heads; must divide n_heads (1 = multi-query, n_heads = plain multi-head)"),
+            ),
+            notes=(
+                "Differs from multi-head only in the keys and values: n_kv_heads of them, each "
+                "shared by n_heads / n_kv_heads query heads. It saves K/V projection weights and, "
+                "at inference, the KV cache shrinks by the factor n_heads / n_kv_heads."
+            ),
+        )
+    )

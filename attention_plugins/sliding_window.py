@@ -1,0 +1,42 @@
+"""Sliding-window attention: each token sees only the last `window` tokens (plus strided columns)."""
+
+from __future__ import annotations
+
+import torch
+from torch import Tensor
+
+from core import AttentionModule, Option, Variant, hookimpl
+from core.masks import sliding_window_mask
+
+
+class SlidingWindowAttention(AttentionModule):
+    """Multi-head attention whose mask is a band of width `window` (plus every stride-th column)."""
+
+    def allowed(self, T: int, device: torch.device | str | None = None) -> Tensor | None:
+        window, stride = int(self.config.options["window"]), int(self.config.options["stride"])
+        band = sliding_window_mask(T, window, stride, device=device)  # (T, T)
+        if not self.config.causal:  # the control: the band reaches both ways
+            band = band | band.T
+        return band
+
+
+@hookimpl
+def register_attention_variants(register) -> None:
+    """Offer sliding-window attention."""
+    register(
+        Variant(
+            name="sliding-window",
+            title="Sliding window (local) attention",
+            summary="Each token attends to the previous `window` tokens only (Longformer, Mistral).",
+            build=SlidingWindowAttention,
+            options=(
+                Option("window", 4, minimum=1, maximum=65536, help="how many recent tokens (itself included) each token sees"),
+                Option("stride", 0, minimum=0, maximum=65536, help="also see every stride-th earlier token (0 = off)"),
+            ),
+            notes=(
+                "Same projections as multi-head; only the mask differs: a band of width `window` "
+                "below the diagonal. Cost and memory grow as T·window instead of T², and the KV "
+                "cache never holds more than `window` tokens (without stride)."
+            ),
+        )
+    )

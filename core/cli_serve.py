@@ -1,0 +1,21 @@
+"""`attention-lab serve`: the app, as `python app.py` runs it."""
+
+from __future__ import annotations
+
+import argparse
+import os
+
+HELP = "serve the Gradio app (GRADIO_SERVER_NAME / GRADIO_SERVER_PORT respected)"
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--host", default=os.environ.get("GRADIO_SERVER_NAME", "127.0.0.1"))
+    parser.add_argument("--port", type=int, default=int(os.environ.get("GRADIO_SERVER_PORT", "7860")))
+
+
+def run(args: argparse.Namespace) -> int:
+    os.environ["GRADIO_SERVER_NAME"], os.environ["GRADIO_SERVER_PORT"] = args.host, str(args.port)
+    from core.ui.app import build_demo, launch
+
+    launch(build_demo())
+    return 0

@@ -1,0 +1,140 @@
+"""Configuration of one attention layer, and the errors a person can make with it."""
+
+from __future__ import annotations
+
+import dataclasses
+from dataclasses import dataclass, field
+from types import MappingProxyType
+from typing import Any, Iterable, Mapping, Union
+
+OptionValue = Union[bool, int, float, str]
+
+
+class ConfigError(ValueError):
+    """A setting a person chose is invalid; the message is one sentence naming the field."""
+
+
+def _choices(values: Iterable[Any]) -> str:
+    """Join allowed values the way a person would say them: "1, 2 or 4"."""
+    items = [str(v) for v in values]
+    if len(items) <= 1:
+        return "".join(items)
+    return ", ".join(items[:-1]) + " or " + items[-1]
+
+
+def divisors(n: int) -> list[int]:
+    """All positive divisors of n, so an error can list the valid choices."""
+    return [d for d in range(1, n + 1) if n % d == 0]
+
+
+def _type_name(value: Any) -> str:
+    return {bool: "true or false", int: "a whole number", float: "a number", str: "text"}.get(
+        type(value), type(value).__name__
+    )
+
+
+@dataclass(frozen=True)
+class Option:
+    """A variant-specific knob; the app builds one control from each."""
+
+    name: str
+    default: OptionValue
+    minimum: float | None = None
+    maximum: float | None = None
+    help: str = ""
+
+    def validate(self, value: Any) -> OptionValue:
+        """Return value coerced to the default's type, or raise ConfigError naming this option."""
+        kind = type(self.default)
+        if kind is bool:
+            ok = isinstance(value, bool)
+        elif kind is int:
+            ok = isinstance(value, int) and not isinstance(value, bool)
+            if isinstance(value, float) and value.is_integer():
+                value, ok = int(value), True
+        elif kind is float:
+            ok = isinstance(value, (int, float)) and not isinstance(value, bool)
+            value = float(value) if ok else value
+        else:
+            ok = isinstance(value, kind)
+        if not ok:
+            raise ConfigError(
+                f"option {self.name}={value!r} has the wrong type; it takes {_type_name(self.default)}"
+            )
+        if self.minimum is not None and value < self.minimum:
+            raise ConfigError(f"option {self.name}={value} is too small; {self._range()}")
+        if self.maximum is not None and value > self.maximum:
+            raise ConfigError(f"option {self.name}={value} is too large; {self._range()}")
+        return value
+
+    def _range(self) -> str:
+        if self.minimum is not None and self.maximum is not None:
+            return f"choose a value from {self.minimum:g} to {self.maximum:g}"
+        if self.minimum is not None:
+            return f"choose {self.minimum:g} or more"
+        return f"choose {self.maximum:g} or less"
+
+
+@dataclass(frozen=True)
+class AttentionConfig:
+    """Everything one attention layer needs; frozen so it can key caches."""
+
+    d_model: int = 16
+    n_heads: int = 2
+    causal: bool = True
+    scaled: bool = True
+    dropout: float = 0.0
+    bias: bool = True
+    options: Mapping[str, OptionValue] = field(default_factory=dict)
+
+    def __post_init__(self) -> None:
+        for name in ("d_model", "n_heads"):
+            value = getattr(self, name)
+            if not isinstance(value, int) or isinstance(value, bool):
+                raise ConfigError(f"{name}={value!r} must be a whole number")
+        for name in ("causal", "scaled", "bias"):
+            if not isinstance(getattr(self, name), bool):
+                raise ConfigError(f"{name}={getattr(self, name)!r} must be true or false")
+        if self.d_model < 1:
+            raise ConfigError(f"d_model={self.d_model} is too small; choose 1 or more")
+        if self.n_heads < 1:
+            raise ConfigError(f"n_heads={self.n_heads} is too small; choose 1 or more")
+        if self.d_model % self.n_heads:
+            raise ConfigError(
+                f"n_heads={self.n_heads} does not divide d_model={self.d_model}; "
+                f"choose {_choices(divisors(self.d_model))}"
+            )
+        if not isinstance(self.dropout, (int, float)) or isinstance(self.dropout, bool):
+            raise ConfigError(f"dropout={self.dropout!r} must be a number from 0 up to (not including) 1")
+        if not 0 <= self.dropout < 1:
+            raise ConfigError(f"dropout={self.dropout} is out of range; choose a value from 0 up to (not including) 1")
+        if not isinstance(self.options, Mapping):
+            raise ConfigError(f"options={self.options!r} must be a mapping of option names to values")
+        object.__setattr__(self, "options", MappingProxyType(dict(self.options)))
+
+    def __hash__(self) -> int:
+        fields = dataclasses.astuple(dataclasses.replace(self, options={}))
+        return hash((fields, tuple(sorted(self.options.items()))))
+
+    @property
+    def head_dim(self) -> int:
+        """Width of one head: d_model split evenly across the heads."""
+        return self.d_model // self.n_heads
+
+    def replace(self, **changes: Any) -> "AttentionConfig":
+        """A copy with some fields changed (validated again)."""
+        return dataclasses.replace(self, **changes)
+
+    def with_options(self, spec: Iterable[Option]) -> "AttentionConfig":
+        """Check options against a variant's Option list and fill in the defaults."""
+        spec = {o.name: o for o in spec}
+        unknown = sorted(set(self.options) - set(spec))
+        if unknown:
+            allowed = _choices(sorted(spec)) if spec else "none (this variant has no options)"
+            raise ConfigError(f"unknown option {unknown[0]!r}; this variant takes {allowed}")
+        resolved = {name: o.validate(self.options.get(name, o.default)) for name, o in spec.items()}
+        return self.replace(options=resolved)
+
+    def option(self, name: str) -> OptionValue:
+        """The value of a resolved option (after with_options)."""
+        return self.options[name]
