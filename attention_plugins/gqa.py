@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from core import AttentionConfig, AttentionModule, ConfigError, Option, Variant, hookimpl
-from core.config import divisors
+from core.config import choices_text, divisors
 
 
 class GroupedQueryAttention(AttentionModule):
@@ -12,8 +12,10 @@ class GroupedQueryAttention(AttentionModule):
     def __init__(self, config: AttentionConfig) -> None:
         n_kv = int(config.options.get("n_kv_heads", 1))
         if config.n_heads % n_kv:
-            choices = ", ".join(str(d) for d in divisors(config.n_heads))
-            raise ConfigError(f"n_kv_heads={n_kv} does not divide n_heads={config.n_heads}; choose {choices}")
+            raise ConfigError(
+                f"n_kv_heads={n_kv} does not divide n_heads={config.n_heads}; "
+                f"choose {choices_text(divisors(config.n_heads))}"
+            )
         super().__init__(config, n_kv_heads=n_kv)
 
 

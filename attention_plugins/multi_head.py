@@ -18,7 +18,7 @@ class CausalSelfAttention(AttentionModule):
         super().__init__(config or AttentionConfig(d_model=dim, n_heads=n_heads))
 
     @classmethod
-    def from_config(cls, config: AttentionConfig) -> "CausalSelfAttention":
+    def from_config(cls, config: AttentionConfig) -> CausalSelfAttention:
         return cls(config.d_model, config.n_heads, config=config)
 
 

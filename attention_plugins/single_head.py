@@ -59,7 +59,7 @@ class CausalAttention(AttentionModule):
         super().__init__(config, n_heads=1, head_dim=d_out)
 
     @classmethod
-    def from_config(cls, config: AttentionConfig) -> "CausalAttention":
+    def from_config(cls, config: AttentionConfig) -> CausalAttention:
         """The `single-head` variant: one head as wide as d_model, whatever n_heads says."""
         return cls(config.d_model, config.d_model, config.dropout, config.bias, config.causal, config.scaled)
 

@@ -3,9 +3,9 @@
 from __future__ import annotations
 
 import dataclasses
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
-from types import MappingProxyType
-from typing import Any, Iterable, Mapping, Union
+from typing import Any, Union
 
 OptionValue = Union[bool, int, float, str]
 
@@ -14,7 +14,7 @@ class ConfigError(ValueError):
     """A setting a person chose is invalid; the message is one sentence naming the field."""
 
 
-def _choices(values: Iterable[Any]) -> str:
+def choices_text(values: Iterable[Any]) -> str:
     """Join allowed values the way a person would say them: "1, 2 or 4"."""
     items = [str(v) for v in values]
     if len(items) <= 1:
@@ -75,6 +75,24 @@ class Option:
         return f"choose {self.maximum:g} or less"
 
 
+class FrozenOptions(dict):
+    """A dict that refuses changes, so a frozen config stays frozen (and still pickles and hashes)."""
+
+    def _read_only(self, *args: Any, **kwargs: Any) -> None:
+        raise TypeError("AttentionConfig.options is read-only; use config.replace(options=...)")
+
+    __setitem__ = __delitem__ = clear = pop = popitem = setdefault = update = __ior__ = _read_only
+
+    def __hash__(self) -> int:  # type: ignore[override]
+        return hash(tuple(sorted(self.items())))
+
+    def __reduce__(self) -> tuple:
+        return (FrozenOptions, (dict(self),))
+
+    def __deepcopy__(self, memo: dict) -> FrozenOptions:
+        return self
+
+
 @dataclass(frozen=True)
 class AttentionConfig:
     """Everything one attention layer needs; frozen so it can key caches."""
@@ -102,7 +120,7 @@ class AttentionConfig:
         if self.d_model % self.n_heads:
             raise ConfigError(
                 f"n_heads={self.n_heads} does not divide d_model={self.d_model}; "
-                f"choose {_choices(divisors(self.d_model))}"
+                f"choose {choices_text(divisors(self.d_model))}"
             )
         if not isinstance(self.dropout, (int, float)) or isinstance(self.dropout, bool):
             raise ConfigError(f"dropout={self.dropout!r} must be a number from 0 up to (not including) 1")
@@ -110,27 +128,23 @@ class AttentionConfig:
             raise ConfigError(f"dropout={self.dropout} is out of range; choose a value from 0 up to (not including) 1")
         if not isinstance(self.options, Mapping):
             raise ConfigError(f"options={self.options!r} must be a mapping of option names to values")
-        object.__setattr__(self, "options", MappingProxyType(dict(self.options)))
-
-    def __hash__(self) -> int:
-        fields = dataclasses.astuple(dataclasses.replace(self, options={}))
-        return hash((fields, tuple(sorted(self.options.items()))))
+        object.__setattr__(self, "options", FrozenOptions(self.options))
 
     @property
     def head_dim(self) -> int:
         """Width of one head: d_model split evenly across the heads."""
         return self.d_model // self.n_heads
 
-    def replace(self, **changes: Any) -> "AttentionConfig":
+    def replace(self, **changes: Any) -> AttentionConfig:
         """A copy with some fields changed (validated again)."""
         return dataclasses.replace(self, **changes)
 
-    def with_options(self, spec: Iterable[Option]) -> "AttentionConfig":
+    def with_options(self, spec: Iterable[Option]) -> AttentionConfig:
         """Check options against a variant's Option list and fill in the defaults."""
         spec = {o.name: o for o in spec}
         unknown = sorted(set(self.options) - set(spec))
         if unknown:
-            allowed = _choices(sorted(spec)) if spec else "none (this variant has no options)"
+            allowed = choices_text(sorted(spec)) if spec else "none (this variant has no options)"
             raise ConfigError(f"unknown option {unknown[0]!r}; this variant takes {allowed}")
         resolved = {name: o.validate(self.options.get(name, o.default)) for name, o in spec.items()}
         return self.replace(options=resolved)

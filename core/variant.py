@@ -2,8 +2,9 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Callable
+from typing import TYPE_CHECKING
 
 from .config import AttentionConfig, ConfigError, Option
 
@@ -18,7 +19,7 @@ class Variant:
     name: str
     title: str
     summary: str
-    build: Callable[[AttentionConfig], "AttentionModule"]
+    build: Callable[[AttentionConfig], AttentionModule]
     options: tuple[Option, ...] = ()
     notes: str = ""
     uses_heads: bool = True  # False: n_heads is ignored (the app disables its control)
@@ -35,6 +36,6 @@ class Variant:
         """Validate config.options against this variant's Options and fill defaults."""
         return config.with_options(self.options)
 
-    def create(self, config: AttentionConfig | None = None) -> "AttentionModule":
+    def create(self, config: AttentionConfig | None = None) -> AttentionModule:
         """Build the module from a validated config (options resolved first)."""
         return self.build(self.resolve(config or AttentionConfig()))
