@@ -4,6 +4,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 DEV_STAMP := $(VENV)/.installed-dev
+ALIBI_STAMP := $(VENV)/.installed-alibi
 export GRADIO_ANALYTICS_ENABLED := False
 export HF_HUB_OFFLINE := 1
 
@@ -22,6 +23,10 @@ $(DEV_STAMP): $(STAMP) requirements-dev.txt
 	$(BIN)/pip install -q -r requirements-dev.txt
 	touch $@
 
+$(ALIBI_STAMP): $(STAMP) examples/alibi_plugin/pyproject.toml
+	$(BIN)/pip install -q --no-deps -e examples/alibi_plugin
+	touch $@
+
 install: $(STAMP)
 dev: $(DEV_STAMP)
 
@@ -31,7 +36,7 @@ run: $(STAMP)
 lint: $(DEV_STAMP)
 	$(BIN)/ruff check .
 
-test: $(DEV_STAMP)
+test: $(DEV_STAMP) $(ALIBI_STAMP)
 	$(BIN)/ruff check .
 	$(BIN)/python -m pytest -q
 

@@ -37,6 +37,7 @@ def attend(
     scaled: bool = True,
     dropout: float = 0.0,
     training: bool = False,
+    bias: Tensor | None = None,
 ) -> dict[str, Tensor]:
     """The formula written out stage by stage; works on (T, hd) or (B, H, T, hd) inputs."""
     if q.dim() == 4 and k.shape[1] != q.shape[1]:
@@ -44,6 +45,7 @@ def attend(
         k, v = k.repeat_interleave(group, dim=1), v.repeat_interleave(group, dim=1)
     scores = q @ k.transpose(-2, -1)  # (..., T, T)
     scaled_scores = scores / math.sqrt(q.shape[-1]) if scaled else scores
+    scaled_scores = scaled_scores if bias is None else scaled_scores + bias  # (..., T, T) e.g. ALiBi
     masked = scaled_scores if mask is None else scaled_scores.masked_fill(~mask, float("-inf"))
     weights = torch.softmax(masked, dim=-1)  # over keys: each query row sums to 1
     weights = F.dropout(weights, p=dropout, training=training) if dropout else weights
@@ -52,7 +54,7 @@ def attend(
 
 
 class AttentionModule(nn.Module):
-    """One formula; a variant overrides only build_projections/project, allowed or merge."""
+    """One formula; a variant overrides only build_projections/project, allowed, bias or merge."""
 
     def __init__(
         self,
@@ -87,6 +89,10 @@ class AttentionModule(nn.Module):
         """Which keys each query may see, (T, T) with True = may attend; None = all."""
         return causal_mask(T, device) if self.config.causal else None
 
+    def bias(self, T: int, device: torch.device | str | None = None) -> Tensor | None:
+        """A float (H|1, T, T) added to the scaled scores before masking (ALiBi, relative positions); None = none."""
+        return None
+
     def merge(self, context: Tensor) -> Tensor:
         """context (B, H, T, hd) -> (B, T, d_model): concatenate heads, then project."""
         return self.proj(merge_heads(context))
@@ -98,10 +104,15 @@ class AttentionModule(nn.Module):
         self._check_input(x, key_padding_mask)
         q, k, v = self.project(x)
         T = x.shape[1]
+        bias = self.bias(T, x.device)  # (H|1, T, T) float or None
         # plain causal attention lets SDPA build the triangle itself (no (T, T) mask in memory)
-        plain_causal = key_padding_mask is None and self.config.causal and self._uses_default_mask()
+        plain_causal = (
+            key_padding_mask is None and self.config.causal and self._uses_default_mask() and bias is None
+        )
         mask = None if plain_causal else self._mask(T, key_padding_mask, x.device)
         attn_mask = None if mask is None else self._no_empty_rows(mask, key_padding_mask)
+        if bias is not None:  # SDPA adds a float mask to the scaled scores: bias where allowed, -inf elsewhere
+            attn_mask = bias if attn_mask is None else bias.masked_fill(~attn_mask, float("-inf"))
         context = F.scaled_dot_product_attention(
             q, k, v,
             attn_mask=attn_mask,
@@ -126,6 +137,7 @@ class AttentionModule(nn.Module):
             scaled=self.config.scaled,
             dropout=self.config.dropout,
             training=self.training,
+            bias=self.bias(T, x.device),
         )
         if key_padding_mask is not None:  # padding queries: computed, then zeroed
             query_real = key_padding_mask[:, None, :, None]  # (B, 1, T, 1)

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import argparse
 
-HELP = "list registered variants and plugin errors"
+HELP = "list registered variants, their plugins and versions, and plugin errors"
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -12,18 +12,13 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
+    from core.plugin_report import VARIANT_HEADERS, format_table, variant_rows
     from core.registry import load_registry
 
     registry = load_registry(entry_points=not args.no_entry_points)
-    rows = [("variant", "title", "plugin", "distribution", "version", "status")]
-    for v in registry.variants.values():
-        info = registry.plugins.get(v.plugin)
-        rows.append((v.name, v.title, v.plugin, info.distribution if info else "", info.version if info else "", "ok"))
-    widths = [max(len(r[i]) for r in rows) for i in range(len(rows[0]))]
-    for r in rows:
-        print("  ".join(c.ljust(w) for c, w in zip(r, widths)).rstrip())
+    print(format_table(VARIANT_HEADERS, variant_rows(registry)))
     if registry.errors:
-        print(f"\n{len(registry.errors)} plugin error(s):")
+        print(f"\n{len(registry.errors)} plugin error(s); the lab runs without them:")
         for e in registry.errors:
             print(f"  {e}")
     return 0

@@ -17,5 +17,10 @@ def run(args: argparse.Namespace) -> int:
     os.environ["GRADIO_SERVER_NAME"], os.environ["GRADIO_SERVER_PORT"] = args.host, str(args.port)
     from core.ui.app import build_demo, launch
 
-    launch(build_demo())
+    demo = build_demo()
+    try:
+        launch(demo)
+    except OSError as exc:  # a busy or forbidden port is the user's to fix: say so in one sentence
+        reason = str(exc).strip().split(". ")[0].splitlines()[0] if str(exc).strip() else type(exc).__name__
+        raise ValueError(f"cannot serve on {args.host}:{args.port} ({reason}); choose another --port") from None
     return 0

@@ -30,3 +30,12 @@ def dependency_matrix(module: nn.Module, x: Tensor, **kwargs) -> Tensor:
 
     jac = torch.autograd.functional.jacobian(f, x0[0], vectorize=True)  # (T, d, T, d)
     return jac.pow(2).sum(dim=(1, 3)).sqrt()  # (T_out, T_in)
+
+
+def __getattr__(name: str):
+    """Re-export the conformance kit lazily (it imports this module, so no import cycle)."""
+    if name in ("check_variant", "CheckReport", "CheckFailed"):
+        from . import conformance
+
+        return getattr(conformance, name)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

@@ -2,17 +2,19 @@
 
 from __future__ import annotations
 
+import difflib
 import importlib
 import os
+from collections.abc import Iterable
 from dataclasses import dataclass, field, replace
 from importlib import metadata
-from typing import Any, Iterable
+from typing import Any
 
 import pluggy
 
 from . import hookspecs
 from .attention import AttentionModule
-from .config import AttentionConfig, ConfigError
+from .config import AttentionConfig, ConfigError, Option
 from .variant import Variant
 
 BUILTINS = (
@@ -30,8 +32,9 @@ class PluginError:
     """What went wrong with one plugin, in one line a plugin author can act on."""
 
     plugin: str  # entry-point name (or module name for code registered directly)
-    stage: str  # "import", "hook", "register", "duplicate" or "unknown hook"
+    stage: str  # "import", "register", "unknown hook", "no hook", "hook", "variant" or "duplicate"
     reason: str
+    distribution: str = ""  # "name version" of the package that shipped it, when known
 
     def __str__(self) -> str:
         return f"{self.plugin} ({self.stage}): {self.reason}"
@@ -45,6 +48,12 @@ class PluginInfo:
     distribution: str
     version: str
     builtin: bool = False
+    source: str = ""  # the entry point's target ("package.module"), or the module name
+
+    @property
+    def label(self) -> str:
+        """'distribution version', as pip would name it."""
+        return f"{self.distribution} {self.version}".strip()
 
 
 @dataclass
@@ -61,14 +70,16 @@ class Registry:
             return self.variants[name]
         except (KeyError, TypeError):
             known = ", ".join(sorted(self.variants)) or "none"
-            raise ConfigError(f"variant={name!r} is not registered; choose one of: {known}") from None
+            guess = difflib.get_close_matches(name, list(self.variants), n=1) if isinstance(name, str) else []
+            known = f"did you mean {guess[0]!r}? (all: {known})" if guess else f"choose one of: {known}"
+            failed = f" ({len(self.errors)} plugin(s) failed to load: see `attention-lab plugins`)" if self.errors else ""
+            raise ConfigError(f"variant={name!r} is not registered; {known}{failed}") from None
 
     def build(self, name: str, config: AttentionConfig | None = None) -> AttentionModule:
         """Validate config for the variant and build its module; plugin crashes become one sentence."""
         variant = self.get(name)
-        config = variant.resolve(config or AttentionConfig())
         try:
-            module = variant.build(config)
+            module = variant.build(variant.resolve(config or AttentionConfig()))
         except ConfigError:
             raise
         except Exception as exc:  # a third-party build() is not ours to trust
@@ -79,8 +90,11 @@ class Registry:
 
 
 def _one_line(exc: BaseException) -> str:
-    text = str(exc).strip().splitlines()
-    return f"{type(exc).__name__}: {text[0]}" if text else type(exc).__name__
+    """Exception type and message on one line (pluggy's multi-line messages joined with '; ')."""
+    lines = [line.strip() for line in str(exc).strip().splitlines() if line.strip()]
+    if not isinstance(exc, pluggy.PluginValidationError):
+        lines = lines[:1]
+    return f"{type(exc).__name__}: {'; '.join(lines)}" if lines else type(exc).__name__
 
 
 def _strict() -> bool:
@@ -100,6 +114,11 @@ def _entry_points() -> list[metadata.EntryPoint]:
     return sorted((ep for ep in eps if allow is None or ep.name in allow), key=lambda ep: ep.name)
 
 
+def _missing_from_allowlist(found: list[metadata.EntryPoint]) -> list[str]:
+    """Names ATTENTION_LAB_PLUGINS asks for that no installed package provides (usually a typo)."""
+    return sorted((_allowed_names() or set()) - {ep.name for ep in found})
+
+
 def _own_version() -> str:
     try:
         return metadata.version("attention-lab")
@@ -115,19 +134,27 @@ def load_registry(entry_points: bool = True, plugins: Iterable[Any] = ()) -> Reg
     order: list[str] = []
     for modname in BUILTINS:  # our own code: a failure here is a bug and should be loud
         pm.register(importlib.import_module(modname), name=modname)
-        registry.plugins[modname] = PluginInfo(modname, "attention-lab", _own_version(), builtin=True)
+        registry.plugins[modname] = PluginInfo(modname, "attention-lab", _own_version(), True, modname)
         order.append(modname)
-    extras = [(getattr(p, "__name__", None) or type(p).__name__, lambda p=p: p, None) for p in plugins]
-    found = [(ep.name, ep.load, ep) for ep in _entry_points()] if entry_points else []
+    extras = [(_plugin_name(p), lambda p=p: p, None) for p in plugins]
+    found: list[Any] = []
+    if entry_points:
+        try:
+            eps = _entry_points()
+        except Exception as exc:  # unreadable package metadata somewhere on sys.path: run with the built-ins
+            _fail(registry, "entry points", "import", f"installed plugins could not be listed: {_one_line(exc)}", exc)
+            eps = []
+        found = [(ep.name, ep.load, ep) for ep in eps]
+        for name in _missing_from_allowlist(eps):
+            _fail(registry, name, "import", f"is listed in {ALLOWLIST_ENV} but no installed package provides it")
     for name, load, ep in extras + found:
+        info = _info(name, ep)
         if name in registry.plugins:
-            _fail(registry, name, "duplicate", f"a plugin called {name!r} is already loaded")
+            reason = f"a plugin called {name!r} is already loaded; rename its entry point"
+            _fail(registry, name, "duplicate", reason, dist=info.label)
             continue
-        if _add_plugin(pm, registry, name, load):
-            dist = getattr(ep, "dist", None) if ep else None
-            registry.plugins[name] = PluginInfo(
-                name, dist.name if dist else "", dist.version if dist else ""
-            )
+        if _add_plugin(pm, registry, name, load, info.label):
+            registry.plugins[name] = info
             order.append(name)
     impls = pm.hook.register_attention_variants.get_hookimpls()
     for impl in sorted(impls, key=lambda i: order.index(i.plugin_name)):
@@ -135,45 +162,102 @@ def load_registry(entry_points: bool = True, plugins: Iterable[Any] = ()) -> Reg
     return registry
 
 
-def _add_plugin(pm: pluggy.PluginManager, registry: Registry, name: str, load: Any) -> bool:
+def _plugin_name(plugin: Any) -> str:
+    return getattr(plugin, "__name__", None) or type(plugin).__name__
+
+
+def _info(name: str, ep: metadata.EntryPoint | None) -> PluginInfo:
+    """Distribution and version from the entry point's dist-info, when there is one."""
+    dist = getattr(ep, "dist", None)
+    source = ep.value if ep is not None else name
+    return PluginInfo(name, dist.name if dist else "", dist.version if dist else "", False, source)
+
+
+def _add_plugin(pm: pluggy.PluginManager, registry: Registry, name: str, load: Any, dist: str) -> bool:
     """Import and register one plugin; on failure record why, undo, and go on."""
     try:
         plugin = load()
-    except Exception as exc:
-        return _fail(registry, name, "import", f"could not be imported: {_one_line(exc)}", exc)
+    except (Exception, SystemExit) as exc:  # SystemExit too: an import that calls exit() must not end the lab
+        return _fail(registry, name, "import", f"could not be imported: {_one_line(exc)}", exc, dist=dist)
     try:
         pm.register(plugin, name=name)
     except Exception as exc:
-        return _fail(registry, name, "register", f"hook signature rejected: {_one_line(exc)}", exc)
+        if pm.get_plugin(name) is plugin:  # pluggy keeps the name of a plugin it half-registered
+            pm.unregister(name=name)
+        return _fail(registry, name, "register", f"hook signature rejected: {_one_line(exc)}", exc, dist=dist)
     try:
         pm.check_pending()  # a hookimpl whose name matches no hookspec (a typo) fails here
     except pluggy.PluginValidationError as exc:
+        unknown = sorted(hc.name for hc in pm.get_hookcallers(plugin) or () if not hc.has_spec())
         pm.unregister(name=name)
-        return _fail(registry, name, "unknown hook", f"implements a hook the lab does not define: {_one_line(exc)}", exc)
+        return _fail(registry, name, "unknown hook", _unknown_hooks(unknown), exc, dist=dist)
+    if not pm.get_hookcallers(plugin):  # e.g. the @hookimpl marker was forgotten
+        pm.unregister(name=name)
+        return _fail(registry, name, "no hook", "implements no hook; mark register_attention_variants with @hookimpl", dist=dist)
     return True
+
+
+def _unknown_hooks(names: list[str]) -> str:
+    """'implements unknown hook X; did you mean Y?' using the hookspecs the lab defines."""
+    specs = [n for n in vars(hookspecs) if hasattr(getattr(hookspecs, n), f"{hookspecs.PROJECT}_spec")]
+    guess = difflib.get_close_matches(names[0], specs, n=1) if names else []
+    hint = f"; did you mean {guess[0]!r}?" if guess else f"; the lab defines {', '.join(specs)}"
+    return f"implements unknown hook {', '.join(map(repr, names)) or '(unnamed)'}{hint}"
 
 
 def _collect(registry: Registry, impl: Any) -> None:
     """Call one plugin's hook; keep its variants only if the whole call succeeded."""
     name = impl.plugin_name
+    dist = registry.plugins[name].label
     offered: list[Any] = []
+    if impl.hookwrapper or impl.wrapper:
+        _fail(registry, name, "hook", "register_attention_variants must be a plain hook, not a wrapper", dist=dist)
+        return
     try:
         impl.function(*[{"register": offered.append}[a] for a in impl.argnames])
-    except Exception as exc:
-        _fail(registry, name, "hook", f"register_attention_variants raised {_one_line(exc)}", exc)
+    except (Exception, SystemExit) as exc:
+        _fail(registry, name, "hook", f"register_attention_variants raised {_one_line(exc)}", exc, dist=dist)
         return
     for variant in offered:
         if not isinstance(variant, Variant):
-            _fail(registry, name, "hook", f"registered a {type(variant).__name__}, not a Variant")
+            _fail(registry, name, "hook", f"registered a {type(variant).__name__}, not a Variant", dist=dist)
+        elif problem := _malformed(variant):  # refused here so no tab ever builds a control from it
+            _fail(registry, name, "variant", f"variant {variant.name!r} {problem}", dist=dist)
         elif variant.name in registry.variants:
             owner = registry.variants[variant.name].plugin
-            _fail(registry, name, "duplicate", f"variant {variant.name!r} is already registered by {owner}; rename it")
+            _fail(registry, name, "duplicate", f"variant {variant.name!r} is already registered by {owner}; rename it", dist=dist)
         else:
             registry.variants[variant.name] = replace(variant, plugin=name)
 
 
-def _fail(registry: Registry, name: str, stage: str, reason: str, exc: BaseException | None = None) -> bool:
+def _malformed(variant: Variant) -> str | None:
+    """Why the app could not show this variant (bad words or options), or None when it can."""
+    if not isinstance(variant.title, str) or not isinstance(variant.summary, str):
+        return "needs a title and a summary as text"
+    names = [getattr(o, "name", None) for o in variant.options]
+    if len(set(names)) != len(names):
+        return f"repeats an option name: {names}"
+    for o in variant.options:
+        if not isinstance(o, Option) or not isinstance(o.name, str) or not o.name.isidentifier():
+            return f"has an option {o!r} that is not an Option with an identifier for a name"
+        if o.minimum is not None and o.maximum is not None and o.minimum > o.maximum:
+            return f"has option {o.name} with minimum {o.minimum} above maximum {o.maximum}"
+        try:
+            o.validate(o.default)
+        except (ConfigError, TypeError) as exc:
+            return f"has a default its own option refuses: {exc}"
+    return None
+
+
+def _fail(
+    registry: Registry, name: str, stage: str, reason: str, exc: BaseException | None = None, dist: str = ""
+) -> bool:
+    """Record the failure; in strict mode re-raise it (the original exception, when there is one)."""
+    error = PluginError(name, stage, reason, dist)
     if _strict():
-        raise ConfigError(f"plugin {name} ({stage}): {reason}") from exc
-    registry.errors.append(PluginError(name, stage, reason))
+        if exc is None:
+            raise ConfigError(f"plugin {error}")
+        exc.add_note(f"attention-lab: plugin {error} ({STRICT_ENV}=1 re-raises)")
+        raise exc
+    registry.errors.append(error)
     return False

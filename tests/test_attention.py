@@ -82,3 +82,26 @@ def test_wrong_input_shape_is_one_sentence():
         CausalSelfAttention(16, 2)(torch.randn(5, 16))
     with pytest.raises(ValueError, match="True = real token"):
         CausalSelfAttention(16, 2)(torch.randn(1, 5, 16), key_padding_mask=torch.ones(1, 4, dtype=torch.bool))
+
+
+class DistanceBias(CausalSelfAttention):
+    """A float bias on the scores (ALiBi-like), through the bias() extension point only."""
+
+    def bias(self, T, device=None):
+        i = torch.arange(T, device=device)
+        return -0.7 * (i[:, None] - i[None, :]).abs().float()[None]  # (1, T, T)
+
+
+@pytest.mark.parametrize("causal", [True, False])
+def test_bias_is_added_to_the_scaled_scores_on_both_paths(causal):
+    torch.manual_seed(4)
+    layer = DistanceBias.from_config(AttentionConfig(d_model=16, n_heads=2, causal=causal))
+    x, kpm = torch.randn(2, 6, 16), padding_mask([6, 4], 6)
+    t = layer.trace(x, key_padding_mask=kpm)
+    torch.testing.assert_close(t.scaled, t.scores / 8**0.5 + layer.bias(6))
+    allowed = torch.ones(6, 6, dtype=torch.bool).tril() if causal else torch.ones(6, 6, dtype=torch.bool)
+    float_mask = layer.bias(6).masked_fill(~allowed, float("-inf"))  # SDPA adds a float mask
+    reference = layer.merge(F.scaled_dot_product_attention(t.q, t.k, t.v, attn_mask=float_mask))
+    torch.testing.assert_close(layer(x)[0], reference[0])
+    torch.testing.assert_close(layer(x, key_padding_mask=kpm), t.output)
+    assert not layer(x, key_padding_mask=kpm).isnan().any()
