@@ -1,0 +1,221 @@
+"""From layer to model: a GPT whose attention is any registered variant, GPT-2 presets, the tiny model.
+
+nanoGPT's shape: token + position embeddings, n_layers pre-norm blocks, a final LayerNorm and an
+output head tied to the token embedding. Only the attention layer comes from the registry.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+import math
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from functools import lru_cache
+from importlib import resources
+from pathlib import Path
+from typing import Any
+
+import torch
+import torch.nn.functional as F
+from torch import Tensor, nn
+
+from .config import AttentionConfig, ConfigError
+from .corpus import Tokenizer
+from .registry import Registry, load_registry
+
+
+@dataclass(frozen=True)
+class GPTConfig:
+    """Everything that fixes a GPT's shape; frozen (presets are shared), JSON-serialisable for checkpoints."""
+
+    vocab_size: int
+    context_length: int
+    d_model: int
+    n_heads: int
+    n_layers: int
+    variant: str = "multi-head"
+    options: Mapping[str, Any] = field(default_factory=dict)
+    dropout: float = 0.0
+    bias: bool = True
+    tie_weights: bool = True
+    causal: bool = True  # False only for the mask experiment: every token sees the future
+    scaled: bool = True  # False only for the sqrt(d) experiment
+
+    def __post_init__(self) -> None:
+        for name in ("vocab_size", "context_length", "n_layers"):
+            value = getattr(self, name)
+            if not isinstance(value, int) or isinstance(value, bool) or value < 1:
+                raise ConfigError(f"{name}={value!r} must be a whole number, 1 or more")
+        object.__setattr__(self, "options", dict(self.options))
+
+    def attention(self) -> AttentionConfig:
+        """The config each block's attention layer is built from."""
+        return AttentionConfig(
+            d_model=self.d_model, n_heads=self.n_heads, causal=self.causal, scaled=self.scaled,
+            dropout=self.dropout, bias=self.bias, options=self.options,
+        )
+
+    def to_dict(self) -> dict[str, Any]:
+        return dataclasses.asdict(self)
+
+
+# GPT-2's published sizes (vocab 50257, context 1024); counts below are unique parameters,
+# tied head counted once, position embeddings included: 124,439,808 / 354,823,168 / 774,030,080 / 1,557,611,200.
+_GPT2 = dict(vocab_size=50257, context_length=1024)
+PRESETS: dict[str, GPTConfig] = {
+    "gpt2-small": GPTConfig(**_GPT2, d_model=768, n_heads=12, n_layers=12),
+    "gpt2-medium": GPTConfig(**_GPT2, d_model=1024, n_heads=16, n_layers=24),
+    "gpt2-large": GPTConfig(**_GPT2, d_model=1280, n_heads=20, n_layers=36),
+    "gpt2-xl": GPTConfig(**_GPT2, d_model=1600, n_heads=25, n_layers=48),
+    "tiny": GPTConfig(vocab_size=len(Tokenizer.from_lexicon()), context_length=64, d_model=64, n_heads=4, n_layers=2),
+}
+
+
+class MLP(nn.Module):
+    """Position-wise feed-forward: widen 4x, GELU, project back."""
+
+    def __init__(self, config: GPTConfig) -> None:
+        super().__init__()
+        d = config.d_model
+        self.c_fc = nn.Linear(d, 4 * d, bias=config.bias)
+        self.gelu = nn.GELU(approximate="tanh")  # GPT-2's GELU
+        self.c_proj = nn.Linear(4 * d, d, bias=config.bias)
+        self.dropout = nn.Dropout(config.dropout)
+
+    def forward(self, x: Tensor) -> Tensor:
+        return self.dropout(self.c_proj(self.gelu(self.c_fc(x))))  # (B, T, d) -> (B, T, 4d) -> (B, T, d)
+
+
+class TransformerBlock(nn.Module):
+    """Pre-norm block: x + attn(ln(x)), then x + mlp(ln(x)); attention is whatever the variant builds."""
+
+    def __init__(self, config: GPTConfig, registry: Registry | None = None) -> None:
+        super().__init__()
+        registry = registry or _default_registry()
+        self.ln_1 = nn.LayerNorm(config.d_model, bias=config.bias)
+        self.attn = registry.build(config.variant, config.attention())
+        self.resid_dropout = nn.Dropout(config.dropout)
+        self.ln_2 = nn.LayerNorm(config.d_model, bias=config.bias)
+        self.mlp = MLP(config)
+
+    def forward(self, x: Tensor) -> Tensor:
+        x = x + self.resid_dropout(self.attn(self.ln_1(x)))  # (B, T, d)
+        return x + self.mlp(self.ln_2(x))  # (B, T, d)
+
+    def trace(self, x: Tensor) -> tuple[Tensor, Tensor]:
+        """Same as forward through the explicit path; returns (x, attention weights (B, H, T, T))."""
+        t = self.attn.trace(self.ln_1(x))
+        x = x + self.resid_dropout(t.output)
+        return x + self.mlp(self.ln_2(x)), t.weights
+
+
+class GPT(nn.Module):
+    """A decoder-only language model over any registered attention variant."""
+
+    def __init__(self, config: GPTConfig, registry: Registry | None = None) -> None:
+        super().__init__()
+        self.config = config
+        self.wte = nn.Embedding(config.vocab_size, config.d_model)
+        self.wpe = nn.Embedding(config.context_length, config.d_model)
+        self.drop = nn.Dropout(config.dropout)
+        self.blocks = nn.ModuleList(TransformerBlock(config, registry) for _ in range(config.n_layers))
+        self.ln_f = nn.LayerNorm(config.d_model, bias=config.bias)
+        self.lm_head = nn.Linear(config.d_model, config.vocab_size, bias=False)
+        if config.tie_weights:
+            self.lm_head.weight = self.wte.weight  # one matrix reads tokens in and writes them out
+        self.apply(self._init_weights)
+        for name, p in self.named_parameters():  # GPT-2: residual projections scaled by depth
+            if name.endswith(("proj.weight", "c_proj.weight")):
+                nn.init.normal_(p, mean=0.0, std=0.02 / math.sqrt(2 * config.n_layers))
+
+    @staticmethod
+    def _init_weights(module: nn.Module) -> None:
+        if isinstance(module, nn.Linear):
+            nn.init.normal_(module.weight, mean=0.0, std=0.02)
+            if module.bias is not None:
+                nn.init.zeros_(module.bias)
+        elif isinstance(module, nn.Embedding):
+            nn.init.normal_(module.weight, mean=0.0, std=0.02)
+
+    def num_params(self) -> int:
+        """Unique parameters: a tied head counts once, position embeddings count (as published)."""
+        return sum(p.numel() for p in self.parameters())
+
+    def _embed(self, idx: Tensor) -> Tensor:
+        if idx.dim() != 2:
+            raise ValueError(f"token ids have shape {tuple(idx.shape)}; the model expects (batch, tokens)")
+        T = idx.shape[1]
+        if T > self.config.context_length:
+            raise ValueError(
+                f"input has {T} tokens but this model's context_length is {self.config.context_length}; "
+                f"shorten it to at most {self.config.context_length} tokens"
+            )
+        pos = torch.arange(T, device=idx.device)  # (T,)
+        return self.drop(self.wte(idx) + self.wpe(pos))  # (B, T, d)
+
+    def forward(self, idx: Tensor) -> Tensor:
+        """Token ids (B, T) -> next-token logits (B, T, vocab)."""
+        x = self._embed(idx)
+        for block in self.blocks:
+            x = block(x)  # (B, T, d)
+        return self.lm_head(self.ln_f(x))  # (B, T, V)
+
+    @torch.no_grad()
+    def trace(self, idx: Tensor) -> Tensor:
+        """Every layer's and head's attention weights, (n_layers, B, H, T, T), for the app's heatmaps."""
+        x = self._embed(idx)
+        weights = []
+        for block in self.blocks:
+            x, w = block.trace(x)
+            weights.append(w)  # (B, H, T, T)
+        return torch.stack(weights)
+
+    @torch.no_grad()
+    def generate(self, idx: Tensor, max_new_tokens: int, temperature: float = 1.0,
+                 generator: torch.Generator | None = None) -> Tensor:
+        """Sample continuations (B, T) -> (B, T + max_new_tokens); the window slides past the context."""
+        for _ in range(max_new_tokens):
+            logits = self(idx[:, -self.config.context_length:])[:, -1]  # (B, V)
+            if temperature <= 0:
+                nxt = logits.argmax(-1, keepdim=True)
+            else:
+                nxt = torch.multinomial(F.softmax(logits / temperature, dim=-1), 1, generator=generator)
+            idx = torch.cat([idx, nxt], dim=1)  # (B, T+1)
+        return idx
+
+
+@lru_cache(maxsize=1)
+def _default_registry() -> Registry:
+    return load_registry()
+
+
+def count_params(config: GPTConfig, registry: Registry | None = None) -> int:
+    """Parameter count of a config, built on the meta device (no memory, even for gpt2-xl)."""
+    with torch.device("meta"):
+        return GPT(config, registry).num_params()
+
+
+ASSETS = "assets"
+WEIGHTS_FILE, CONFIG_FILE = "tiny.pt", "tiny.json"
+
+
+def save_tiny(model: GPT, tokenizer: Tokenizer, directory: str | Path, extra: dict[str, Any] | None = None) -> None:
+    """Write the state dict and a JSON config (model config + vocab + training notes)."""
+    directory = Path(directory)
+    directory.mkdir(parents=True, exist_ok=True)
+    torch.save(model.state_dict(), directory / WEIGHTS_FILE)  # a tied head shares storage: saved once
+    meta = {"config": model.config.to_dict(), "vocab": list(tokenizer.vocab), **(extra or {})}
+    (directory / CONFIG_FILE).write_text(json.dumps(meta, indent=1) + "\n")
+
+
+def load_tiny(directory: str | Path | None = None) -> tuple[GPT, Tokenizer]:
+    """The shipped tiny model and its tokenizer, from core/assets/ alone (no network), in eval mode."""
+    root = resources.files("core") / ASSETS if directory is None else Path(directory)
+    meta = json.loads((root / CONFIG_FILE).read_text())
+    model = GPT(GPTConfig(**meta["config"]))
+    with (root / WEIGHTS_FILE).open("rb") as f:
+        state = torch.load(f, map_location="cpu", weights_only=True)
+    model.load_state_dict(state)
+    model.eval()
+    return model, Tokenizer(tuple(meta["vocab"]))

@@ -1,0 +1,146 @@
+"""The Experiments tab: the chapter's mask and sqrt(d) experiments, trained live. Layout and wiring only."""
+
+from __future__ import annotations
+
+import html
+import logging
+
+import gradio as gr
+
+from core import experiments as ex
+from core.experiment_plots import mask_figure, scale_figure
+
+from .common import CPU_GROUP, CPU_LIMIT
+
+TITLE = "Experiments"
+log = logging.getLogger("attention_lab.ui")
+MASK_INTRO = """### (a) Train with and without the causal mask
+Two identical one-layer GPTs learn to predict the next word of the synthetic corpus, on the same
+batches. One has the causal mask; the other lets every position see the whole window,
+**including the word it is asked to predict**. Its training loss falls toward 0: it peeks.
+The dashed lines are the **honest loss**: each position predicted from its prefix alone, as
+generation must. The samples below are generated one word at a time, where nobody can peek."""
+SCALE_INTRO = """### (b) With and without dividing by √d
+Two one-layer, one-head models with a wide head (`head_dim` = 256) start from unit-variance
+queries and keys. Their dot products then have variance ≈ d: without the division the softmax
+is nearly one-hot from the first step (max weight ≈ 1, entropy ≈ 0), and the gradient that
+reaches its input is small, so attention learns slowly. Scaled scores keep variance ≈ 1."""
+MASK_EVERY, SCALE_EVERY = 25, 10  # redraw every this many steps: a figure costs more than a training step
+
+
+def _fail(exc: Exception) -> gr.Error:
+    if isinstance(exc, ValueError):
+        return gr.Error(html.escape(str(exc), quote=False), print_exception=False)
+    log.exception("experiment failed")
+    return gr.Error("The experiment failed; try other settings.", print_exception=False)
+
+
+def _check(steps: float, seed: float) -> tuple[int, int]:
+    steps, seed = int(steps), int(seed)
+    if not 10 <= steps <= 2000:
+        raise ValueError(f"steps={steps} is out of range; choose 10 to 2000")
+    return steps, seed
+
+
+def mask_summary(run: ex.MaskRun) -> dict:
+    """The numbers under the figure, also the API's JSON."""
+    n = len(run.steps)
+
+    def last(xs: list[float]) -> float | None:  # the last 10 steps: one batch is noisy
+        return round(sum(xs[-10:]) / len(xs[-10:]), 3) if xs else None
+
+    return {
+        "steps_done": n, "seconds": round(run.seconds, 1), "done": run.done, "stopped": run.stopped,
+        "train_loss": {"masked": last(run.masked), "unmasked": last(run.unmasked)},
+        "honest_loss": {"masked": round(run.masked_honest[-1], 3) if run.masked_honest else None,
+                        "unmasked": round(run.unmasked_honest[-1], 3) if run.unmasked_honest else None},
+        "samples": run.samples,
+    }
+
+
+def scale_summary(run: ex.ScaleRun) -> dict:
+    """Final values per model, also the API's JSON."""
+
+    def pick(series: dict[str, list[float]]) -> dict[str, float]:
+        return {k: round(v[-1], 4) for k, v in series.items() if v}
+
+    return {"steps_done": len(run.steps), "seconds": round(run.seconds, 1), "done": run.done,
+            "max_weight": pick(run.max_weight), "entropy_nats": pick(run.entropy),
+            "uniform_entropy_nats": round(run.uniform_entropy, 4), "softmax_input_grad_norm": pick(run.grad_norm),
+            "train_loss": pick(run.loss)}
+
+
+def _words(s: dict, cached: bool) -> str:
+    tl, hl = s["train_loss"], s["honest_loss"]
+    state = "served from the cache" if cached else f"{s['steps_done']} steps in {s['seconds']} s"
+    if s["stopped"]:
+        state += " (stopped: not cached)"
+    return (f"**{state}.** Training loss: with mask {tl['masked']}, without mask **{tl['unmasked']}** bits/word. "
+            f"Honest loss: with mask {hl['masked']}, without mask **{hl['unmasked']}** bits/word.")
+
+
+def run_mask(steps: float = ex.MaskParams.steps, seed: float = 0, progress=gr.Progress()):
+    """Train both models; yields the growing figure. JSON: final losses, samples, seconds."""
+    try:
+        steps, seed = _check(steps, seed)
+        p = ex.MaskParams(steps=steps, seed=seed)
+        cached = None
+        for run in ex.mask_experiment(p, every=MASK_EVERY):
+            cached = run.done if cached is None else cached  # a finished first snapshot came from the cache
+            progress(len(run.steps) / p.steps, desc=f"step {len(run.steps)} of {p.steps}")
+            s = mask_summary(run)
+            yield (mask_figure(run), _words(s, cached), run.samples.get("masked", ""),
+                   run.samples.get("unmasked", ""), {**s, "cached": cached})
+    except Exception as exc:
+        raise _fail(exc) from None
+
+
+def run_scale(steps: float = ex.ScaleParams.steps, seed: float = 0, progress=gr.Progress()):
+    """Train the scaled and unscaled models; yields the growing figures. JSON: final statistics."""
+    try:
+        steps, seed = _check(steps, seed)
+        p = ex.ScaleParams(steps=steps, seed=seed)
+        cached = None
+        for run in ex.scale_experiment(p, every=SCALE_EVERY):
+            cached = run.done if cached is None else cached
+            progress(len(run.steps) / p.steps, desc=f"step {len(run.steps)} of {p.steps}")
+            s = scale_summary(run)
+            mw, g = s["max_weight"], s["softmax_input_grad_norm"]
+            words = ("served from the cache. " if cached else f"{s['steps_done']} steps in {s['seconds']} s. ") + (
+                f"Max weight: scaled {mw.get('scaled')}, unscaled **{mw.get('unscaled')}**; gradient at the "
+                f"softmax input: scaled {g.get('scaled')}, unscaled **{g.get('unscaled')}**." if mw else "")
+            yield scale_figure(run), words, {**s, "cached": cached}
+    except Exception as exc:
+        raise _fail(exc) from None
+
+
+def build(ctx) -> None:
+    cpu = dict(concurrency_id=CPU_GROUP, concurrency_limit=CPU_LIMIT)
+    with gr.Tab("Causal mask"):
+        gr.Markdown(MASK_INTRO)
+        with gr.Row():
+            m_steps = gr.Slider(10, 1000, value=ex.MaskParams.steps, step=10, label="training steps", elem_id="mask-steps")
+            m_seed = gr.Number(value=0, precision=0, label="seed", elem_id="mask-seed")
+            m_go = gr.Button("Train both", variant="primary", elem_id="mask-go")
+            m_stop = gr.Button("Stop", elem_id="mask-stop")
+        m_plot = gr.Plot(label="Loss while training", elem_id="mask-plot")
+        m_words = gr.Markdown(elem_id="mask-words")
+        with gr.Row():
+            m_masked = gr.Textbox(label="Sample from the model trained WITH the mask", interactive=False)
+            m_unmasked = gr.Textbox(label="Sample from the model trained WITHOUT the mask", interactive=False)
+        m_json = gr.JSON(label="JSON (the /mask_experiment API output)", open=False)
+        m_run = m_go.click(run_mask, [m_steps, m_seed], [m_plot, m_words, m_masked, m_unmasked, m_json],
+                           api_name="mask_experiment", **cpu)
+        m_stop.click(None, None, None, cancels=[m_run], api_visibility="private")
+    with gr.Tab("√d scaling"):
+        gr.Markdown(SCALE_INTRO)
+        with gr.Row():
+            s_steps = gr.Slider(10, 500, value=ex.ScaleParams.steps, step=10, label="training steps", elem_id="scale-steps")
+            s_seed = gr.Number(value=0, precision=0, label="seed", elem_id="scale-seed")
+            s_go = gr.Button("Train both", variant="primary", elem_id="scale-go")
+            s_stop = gr.Button("Stop", elem_id="scale-stop")
+        s_plot = gr.Plot(label="Softmax statistics while training", elem_id="scale-plot")
+        s_words = gr.Markdown(elem_id="scale-words")
+        s_json = gr.JSON(label="JSON (the /scale_experiment API output)", open=False)
+        s_run = s_go.click(run_scale, [s_steps, s_seed], [s_plot, s_words, s_json], api_name="scale_experiment", **cpu)
+        s_stop.click(None, None, None, cancels=[s_run], api_visibility="private")

@@ -1,0 +1,78 @@
+"""The two experiments on a small budget: they order as the chapter says, stop when asked, and cache."""
+
+from __future__ import annotations
+
+import threading
+
+import pytest
+
+from core import experiments as ex
+
+SMALL_MASK = ex.MaskParams(steps=100, context_length=8, d_model=32, eval_every=99)
+SMALL_SCALE = ex.ScaleParams(steps=6, context_length=8)
+
+
+def _last(run):
+    *_, final = run
+    return final
+
+
+@pytest.fixture(scope="module")
+def mask_run():
+    return _last(ex.mask_experiment(SMALL_MASK))
+
+
+def test_without_the_mask_training_loss_falls_below_the_masked_one_but_honest_loss_is_worse(mask_run):
+    def tail(xs):
+        return sum(xs[-10:]) / 10
+
+    assert mask_run.done and len(mask_run.steps) == SMALL_MASK.steps
+    assert tail(mask_run.unmasked) < tail(mask_run.masked)  # it peeks at the answer
+    assert mask_run.unmasked_honest[-1] > mask_run.masked_honest[-1] + 0.5  # and cannot do without it
+    assert set(mask_run.samples) == {"masked", "unmasked"} and all(mask_run.samples.values())
+
+
+def test_a_second_identical_request_is_served_from_the_cache(mask_run):
+    again = list(ex.mask_experiment(SMALL_MASK))
+    assert len(again) == 1 and again[0] is mask_run
+
+
+def test_the_honest_loss_of_a_causal_model_equals_its_ordinary_loss():
+    import torch
+
+    from core.train import LOG2E, next_token_loss
+
+    model = ex._small_gpt(SMALL_MASK, causal=True).eval()
+    x, y = ex._probe(8, n=4)
+    with torch.no_grad():
+        plain = next_token_loss(model, x, y).item() * LOG2E
+    assert ex.honest_loss(model, x, y) == pytest.approx(plain, abs=1e-5)
+
+
+def test_a_stopped_run_stops_and_is_not_cached():
+    stop = threading.Event()
+    p = ex.MaskParams(steps=50, context_length=8, d_model=16, n_heads=2, eval_every=49, seed=7)
+    runs = []
+    for run in ex.mask_experiment(p, stop=stop, every=1):
+        runs.append(len(run.steps))
+        if len(run.steps) >= 3:
+            stop.set()
+    assert run.stopped and not run.done and len(run.steps) < p.steps
+    assert next(ex.mask_experiment(p, stop=stop)).stopped  # not served from the cache: ran (and stopped) again
+
+
+def test_without_scaling_the_softmax_saturates_and_its_gradient_shrinks():
+    run = _last(ex.scale_experiment(SMALL_SCALE))
+    for step in range(SMALL_SCALE.steps):
+        assert run.max_weight["unscaled"][step] > run.max_weight["scaled"][step]
+        assert run.entropy["unscaled"][step] < run.entropy["scaled"][step]
+        assert run.grad_norm["unscaled"][step] < run.grad_norm["scaled"][step]
+    assert run.max_weight["unscaled"][0] > 0.9  # nearly one-hot from the first step
+
+
+def test_experiments_tab_streams_a_run_through_the_api(client):
+    plot, words, masked, unmasked, payload = client.predict(10, 5, api_name="/mask_experiment")
+    assert payload["steps_done"] == 10 and payload["done"] and masked and unmasked
+    assert "10 steps" in words
+    again = client.predict(10, 5, api_name="/mask_experiment")[-1]
+    assert again["cached"] is True and again["train_loss"] == payload["train_loss"]

@@ -1,0 +1,69 @@
+"""The trained-weights switch: real patterns per layer and head, and head roles named from measurements."""
+
+from __future__ import annotations
+
+import pytest
+import torch
+
+from core.trained_view import NAME_THRESHOLD, pattern_scores, reference_roles, trained_view
+
+SENTENCE = "the fox that the child saw was hungry , so the fox slept ."
+
+
+def test_view_gives_tokens_and_every_layers_and_heads_causal_weights():
+    view = trained_view(SENTENCE)
+    T = len(view.tokens)
+    assert view.tokens[:3] == ["the", "fox", "that"] and view.unknown == []
+    L, H = view.weights.shape[:2]
+    assert view.weights.shape == (L, H, T, T) and L >= 1 and H >= 1
+    assert torch.allclose(view.weights.sum(-1), torch.ones(L, H, T))
+    assert torch.all(view.weights.triu(1) == 0)
+    assert len(view.heads) == L and all(len(row) == H for row in view.heads)
+
+
+def test_every_head_is_described_with_a_measured_number():
+    view = trained_view(SENTENCE)
+    for layer in range(view.weights.shape[0]):
+        for head in range(view.weights.shape[1]):
+            text = view.describe(layer, head)
+            assert f"Layer {layer} head {head}" in text and any(ch.isdigit() for ch in text.split(":", 1)[1])
+
+
+def test_unknown_words_are_reported_and_bad_input_is_one_sentence():
+    assert trained_view("The Zebra slept.").unknown == ["zebra"]
+    with pytest.raises(ValueError, match="type a sentence"):
+        trained_view("   ")
+    with pytest.raises(ValueError, match="at most 64"):
+        trained_view("the fox " * 40)
+
+
+def test_a_perfect_previous_token_head_is_named_so():
+    words = "the fox saw the owl .".split()
+    T = len(words)
+    w = torch.zeros(T, T)
+    w[0, 0] = 1
+    for t in range(1, T):
+        w[t, t - 1] = 1.0
+    scores = pattern_scores(words, w)
+    assert scores["previous token"] == 1.0 and scores["itself"] == 0.0
+
+
+def test_a_head_that_looks_back_at_the_same_noun_scores_on_the_repeat():
+    words = "the fox ran , so the fox slept .".split()
+    T = len(words)
+    w = torch.eye(T)
+    w[5] = 0
+    w[5, 1] = 1.0  # "the" before the repeated fox looks at the first fox: predicts the repeat
+    w[6] = 0
+    w[6, 1] = 1.0  # the repeated fox looks at its earlier mention
+    scores = pattern_scores(words, w)
+    assert scores["noun about to repeat"] == 1.0 and scores["earlier mention"] == 1.0
+
+
+def test_reference_roles_name_a_pattern_only_above_the_threshold():
+    for row in reference_roles():
+        for role in row:
+            if role.name != "spread out":
+                assert role.scores[role.name] >= NAME_THRESHOLD
+            else:
+                assert max(role.scores.values()) < NAME_THRESHOLD
