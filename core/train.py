@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import math
+import threading
 import time
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
@@ -17,17 +18,31 @@ from .corpus import Tokenizer, generate, unigram_entropy
 from .model import GPT, PRESETS, GPTConfig, save_tiny
 
 LOG2E = 1 / math.log(2)  # nats -> bits
+_threads_lock = threading.Lock()
+_threads_users = 0  # how many callers are inside one_thread() right now (the app serves several at once)
+_threads_saved = 1
 
 
 @contextmanager
 def one_thread() -> Iterator[None]:
-    """Small models on shared cores run faster on one thread (no spinning workers); restored afterwards."""
-    before = torch.get_num_threads()
-    torch.set_num_threads(1)
+    """Small models on shared cores run faster on one thread (no spinning workers); restored afterwards.
+
+    torch's thread count is process-wide, so concurrent callers share one counter: the first in
+    saves and lowers it, the last out restores it (two overlapping requests cannot leave it at 1).
+    """
+    global _threads_users, _threads_saved
+    with _threads_lock:
+        if _threads_users == 0:
+            _threads_saved = torch.get_num_threads()
+            torch.set_num_threads(1)
+        _threads_users += 1
     try:
         yield
     finally:
-        torch.set_num_threads(before)
+        with _threads_lock:
+            _threads_users -= 1
+            if _threads_users == 0:
+                torch.set_num_threads(_threads_saved)
 
 
 def encode_corpus(n_sentences: int, seed: int, tokenizer: Tokenizer | None = None) -> Tensor:

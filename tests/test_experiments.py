@@ -76,3 +76,41 @@ def test_experiments_tab_streams_a_run_through_the_api(client):
     assert "10 steps" in words
     again = client.predict(10, 5, api_name="/mask_experiment")[-1]
     assert again["cached"] is True and again["train_loss"] == payload["train_loss"]
+
+
+def test_one_thread_restores_the_thread_count_when_callers_overlap():
+    """Two overlapping requests (server threads) must not leave torch on one thread for good."""
+    import threading
+
+    import torch
+
+    from core.train import one_thread
+
+    def seen_by_new_thread() -> int:  # torch's default for threads started later (the server's pool)
+        box = []
+        t = threading.Thread(target=lambda: box.append(torch.get_num_threads()))
+        t.start()
+        t.join()
+        return box[0]
+
+    before = seen_by_new_thread()
+    first_in, second_in, first_out = threading.Event(), threading.Event(), threading.Event()
+
+    def first():
+        with one_thread():
+            first_in.set()
+            second_in.wait(10)
+        first_out.set()
+
+    def second():
+        first_in.wait(10)
+        with one_thread():
+            second_in.set()
+            first_out.wait(10)  # the first caller leaves while this one is still inside
+
+    threads = [threading.Thread(target=first), threading.Thread(target=second)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join(20)
+    assert seen_by_new_thread() == before
