@@ -209,9 +209,18 @@ def save_tiny(model: GPT, tokenizer: Tokenizer, directory: str | Path, extra: di
     (directory / CONFIG_FILE).write_text(json.dumps(meta, indent=1) + "\n")
 
 
+def _tiny_root(directory: str | Path | None):
+    return resources.files("core") / ASSETS if directory is None else Path(directory)
+
+
+def tiny_config(directory: str | Path | None = None) -> GPTConfig:
+    """The shipped tiny model's GPTConfig, read without loading its weights (cheap at app start-up)."""
+    return GPTConfig(**json.loads((_tiny_root(directory) / CONFIG_FILE).read_text())["config"])
+
+
 def load_tiny(directory: str | Path | None = None) -> tuple[GPT, Tokenizer]:
     """The shipped tiny model and its tokenizer, from core/assets/ alone (no network), in eval mode."""
-    root = resources.files("core") / ASSETS if directory is None else Path(directory)
+    root = _tiny_root(directory)
     meta = json.loads((root / CONFIG_FILE).read_text())
     model = GPT(GPTConfig(**meta["config"]))
     with (root / WEIGHTS_FILE).open("rb") as f:

@@ -149,3 +149,35 @@ def trained_view(sentence: str) -> TrainedView:
     w = _trace([words])[:, 0]  # (L, H, T, T)
     scores = [[pattern_scores(words, w[la, h]) for h in range(w.shape[1])] for la in range(w.shape[0])]
     return TrainedView(tokens=words, unknown=unknown, weights=w, heads=_roles(scores), reference=reference_roles())
+
+
+@dataclass(frozen=True)
+class LayerPanel:
+    """One layer of the trained model as the app shows it: every head, each named by measurement."""
+
+    tokens: list[str]
+    weights: list[Tensor]  # n_heads x (T, T)
+    titles: list[str]  # "head 2: noun about to repeat" (the held-out measurement's name)
+    selected: str  # the chosen head's description, with its numbers
+    roles: str  # one line per head of this layer
+    note: str  # which words the model did not know ("" when none)
+
+
+def layer_panel(sentence: str, layer: int, head: int) -> LayerPanel:
+    """The weights switch's trained side: sentence, layer and head -> what to draw and say."""
+    view = trained_view(sentence)
+    n_layers, n_heads = view.weights.shape[:2]
+    if not (0 <= layer < n_layers and 0 <= head < n_heads):
+        raise ValueError(f"the tiny model has layers 0-{n_layers - 1} and heads 0-{n_heads - 1}")
+    names = [view.reference[layer][h].name for h in range(n_heads)]
+    note = ""
+    if view.unknown:
+        note = f"Words the tiny model never saw, read as {UNK}: {', '.join(sorted(set(view.unknown)))}."
+    return LayerPanel(
+        tokens=view.tokens,
+        weights=[view.weights[layer, h] for h in range(n_heads)],
+        titles=[f"head {h}: {name}" for h, name in enumerate(names)],
+        selected=view.describe(layer, head),
+        roles="\n".join(view.describe(layer, h) for h in range(n_heads)),
+        note=note,
+    )

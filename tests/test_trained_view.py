@@ -67,3 +67,22 @@ def test_reference_roles_name_a_pattern_only_above_the_threshold():
                 assert role.scores[role.name] >= NAME_THRESHOLD
             else:
                 assert max(role.scores.values()) < NAME_THRESHOLD
+
+
+def test_layer_panel_names_every_head_of_the_layer_from_measurements():
+    from core.model import load_tiny, tiny_config
+    from core.trained_view import EXAMPLES, layer_panel, trained_view
+
+    config = tiny_config()
+    assert config == load_tiny()[0].config  # read from the JSON alone, without the weights
+    panel = layer_panel(EXAMPLES[0], 1, 2)
+    view = trained_view(EXAMPLES[0])
+    assert len(panel.weights) == len(panel.titles) == config.n_heads
+    assert all(torch.equal(w, view.weights[1, h]) for h, w in enumerate(panel.weights))
+    assert panel.selected == view.describe(1, 2)
+    assert panel.roles.splitlines() == [view.describe(1, h) for h in range(config.n_heads)]
+    assert [t.split(": ", 1)[1] for t in panel.titles] == [view.reference[1][h].name for h in range(config.n_heads)]
+    assert panel.note == ""
+    assert "zebra" in layer_panel("the zebra slept .", 0, 0).note
+    with pytest.raises(ValueError, match="heads 0-3"):
+        layer_panel(EXAMPLES[0], 0, 9)

@@ -4,26 +4,43 @@ from __future__ import annotations
 
 import importlib
 import os
-from dataclasses import dataclass
+from dataclasses import dataclass, field
+from typing import Any
 
 os.environ.setdefault("GRADIO_ANALYTICS_ENABLED", "False")  # no network at run time
 
 import gradio as gr  # noqa: E402
 
 from core.registry import Registry, load_registry  # noqa: E402
+from core.session import Lab  # noqa: E402
 
 # Tab modules, in the order they appear. Each defines TITLE: str and build(ctx: AppContext) -> None,
 # called inside `with gr.Tab(TITLE):`.
 TABS = [
-    "core.ui.variants_tab",
+    "core.ui.attention_tab",
+    "core.ui.step_tab",
+    "core.ui.causality_tab",
+    "core.ui.transfer_tab",
+    "core.ui.masking_tab",
+    "core.ui.plugins_tab",
+    "core.ui.cost_tab",
+    "core.ui.model_tab",
+    "core.ui.experiments_tab",
 ]
 
 
 @dataclass
 class AppContext:
-    """What every tab may use: the registry of variants, loaded once per app."""
+    """What every tab may use: the registry (loaded once per app), the cached lab, and shared components."""
 
     registry: Registry
+    lab: Lab | None = None  # cached computations of the Attention/Step/Causality/Masking tabs
+    shared: dict[str, Any] = field(default_factory=dict)  # components one tab offers the next (by name)
+    tab: gr.Tab | None = None  # the gr.Tab being built: tabs fill themselves on .select (lazy start-up)
+
+    def __post_init__(self) -> None:
+        if self.lab is None:
+            self.lab = Lab(self.registry)
 
 
 def build_demo(registry: Registry | None = None) -> gr.Blocks:
@@ -33,9 +50,19 @@ def build_demo(registry: Registry | None = None) -> gr.Blocks:
         gr.Markdown("# Attention Lab\nThe attention layer of GPT-style models, one stage at a time.")
         for modname in TABS:
             tab = importlib.import_module(modname)
-            with gr.Tab(tab.TITLE):
+            with gr.Tab(tab.TITLE) as ctx.tab:
                 tab.build(ctx)
     return demo
+
+
+def launch_options() -> dict[str, Any]:
+    """How the app is served everywhere (app.py, tests): a built-in theme with local fonts only, no SSR/Node."""
+    return {
+        "theme": gr.themes.Default(font=["ui-sans-serif", "system-ui", "sans-serif"],
+                                   font_mono=["ui-monospace", "monospace"]),  # no Google Fonts download
+        "ssr_mode": False,
+        "show_error": True,  # gr.Error messages reach the page; they are one escaped sentence, never a traceback
+    }
 
 
 def launch(demo: gr.Blocks, **kwargs) -> None:
@@ -43,5 +70,5 @@ def launch(demo: gr.Blocks, **kwargs) -> None:
     demo.launch(
         server_name=os.environ.get("GRADIO_SERVER_NAME", "127.0.0.1"),
         server_port=int(os.environ.get("GRADIO_SERVER_PORT", "7860")),
-        **kwargs,
+        **{**launch_options(), **kwargs},
     )

@@ -1,0 +1,55 @@
+"""Weight transfer: copy SelfAttention_v2's weights into _v1 (and two more pairs), then check. Wiring only."""
+
+from __future__ import annotations
+
+import gradio as gr
+
+from core import transfer_report
+from core.transfer import MISTAKES
+
+from .common import CPU_GROUP, CPU_LIMIT, user_errors
+
+TITLE = "Weight transfer"
+SHAPE_HEADERS = ["module", "parameter", "kind", "shape"]
+
+
+def _outputs(ctx, seed, d_in, d_out, mistake):
+    """The tab's values for one setting: shapes, both outputs, verdict, JSON, and the other two transfers."""
+    r = transfer_report.v2_to_v1(seed, d_in, d_out, mistake)
+    cols = [f"out{j}" for j in range(r.d_out)]
+    others = [[o.title, f"{o.max_abs_diff:.3g}", o.verdict] for o in transfer_report.other_transfers(ctx.registry, seed)]
+    return (
+        {"headers": SHAPE_HEADERS, "data": r.shapes},
+        {"headers": cols, "data": r.out_v2 or [["—"] * len(cols)]},
+        {"headers": cols, "data": r.out_v1 or [["—"] * len(cols)]},
+        r.verdict,
+        {"headers": ["transfer", "max |diff|", "verdict"], "data": others},
+        r.payload(),  # last, like every endpoint's JSON
+    )
+
+
+def build(ctx) -> None:
+    gr.Markdown("`SelfAttention_v1` keeps raw `nn.Parameter` matrices of shape (d_in, d_out); `SelfAttention_v2` "
+                "uses `nn.Linear`, whose weight is stored transposed, (d_out, d_in). Copy v2 into v1 and check "
+                "that both give the same output on the classic sentence *Your journey starts with one step*.")
+    with gr.Row():
+        seed = gr.Number(123, precision=0, label="seed (torch.manual_seed before building v2, then v1)")
+        d_in = gr.Slider(1, 8, value=3, step=1, label="d_in")
+        d_out = gr.Slider(1, 8, value=2, step=1, label="d_out")
+        mistake = gr.Radio(list(MISTAKES), value="none", label="mistake", elem_id="transfer-mistake")
+    verdict = gr.Textbox(label="Verdict", interactive=False, elem_id="transfer-verdict")
+    shapes = gr.Dataframe(label="Weight shapes", interactive=False)
+    with gr.Row():
+        out_v2 = gr.Dataframe(label="SelfAttention_v2 output", interactive=False)
+        out_v1 = gr.Dataframe(label="SelfAttention_v1 output (after the copy)", interactive=False)
+    payload = gr.JSON(label="JSON (the /transfer API output)", open=False)
+    others = gr.Dataframe(label="Two more transfers, checked the same way", interactive=False, wrap=True)
+
+    @user_errors
+    def transfer(seed=123, d_in=3, d_out=2, mistake="none"):
+        """Copy v2 -> v1 with an optional mistake; JSON {"equal", "max_abs_diff", "error"}."""
+        return _outputs(ctx, seed, d_in, d_out, mistake)
+
+    gr.on([ctx.tab.select, seed.change, d_in.release, d_out.release, mistake.change], transfer,
+          [seed, d_in, d_out, mistake], [shapes, out_v2, out_v1, verdict, others, payload], api_name="transfer",
+          concurrency_id=CPU_GROUP, concurrency_limit=CPU_LIMIT, trigger_mode="always_last", show_progress="minimal")

@@ -1,0 +1,51 @@
+"""Shared fixtures: the app launched ONCE per test session, and a gradio_client pointed at it."""
+
+from __future__ import annotations
+
+import os
+import socket
+
+os.environ.setdefault("GRADIO_ANALYTICS_ENABLED", "False")  # before gradio is imported anywhere
+os.environ.setdefault("HF_HUB_OFFLINE", "1")
+
+import pytest  # noqa: E402
+
+
+def free_port() -> int:
+    """A port the OS says is free right now (bound to port 0, then released)."""
+    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+@pytest.fixture(scope="session")
+def demo():
+    """The whole app as one gr.Blocks, built once (the same build app.py does)."""
+    from core.ui.app import build_demo
+
+    return build_demo()
+
+
+@pytest.fixture(scope="session")
+def app_url(demo) -> str:
+    """URL of the app, launched once on loopback for every test that needs a live server."""
+    from core.ui.app import launch_options
+
+    demo.launch(
+        prevent_thread_lock=True,
+        server_name="127.0.0.1",
+        server_port=free_port(),
+        quiet=True,
+        **launch_options(),
+    )
+    yield demo.local_url.rstrip("/") + "/"
+    demo.close()
+
+
+@pytest.fixture(scope="session")
+def client(app_url):
+    """A gradio_client.Client on the launched app, as a teacher's script would use it."""
+    from gradio_client import Client
+
+    # ssl_verify=False: plain-http loopback; with it on, gradio_client builds an SSL context per call (~100 ms)
+    return Client(app_url, verbose=False, analytics_enabled=False, download_files=False, ssl_verify=False)

@@ -1,0 +1,136 @@
+"""The app's public API, as a teacher's gradio_client script sees it: names, parameters, JSON, errors."""
+
+import pytest
+from gradio_client.exceptions import AppError
+
+ATTENTION_PARAMS = ["sentence", "variant", "causal", "scaled", "n_heads", "d_model", "seed", "options"]
+
+
+def attention(client, sentence, **kw):
+    return client.predict(sentence, **kw, api_name="/attention")[-1]  # the JSON output is the last
+
+
+def test_named_endpoints_and_parameter_names(client):
+    api = client.view_api(print_info=False, return_format="dict")["named_endpoints"]
+    names = {ep: [p["parameter_name"] for p in api[ep]["parameters"]] for ep in ("/attention", "/causality", "/transfer")}
+    assert names["/attention"] == ATTENTION_PARAMS
+    assert names["/causality"] == ["sentence", "position", "replacement", "causal", "variant"]
+    assert names["/transfer"] == ["seed", "d_in", "d_out", "mistake"]
+    defaults = {p["parameter_name"]: p["parameter_default"] for p in api["/attention"]["parameters"]}
+    assert defaults["variant"] == "multi-head" and defaults["causal"] is True and defaults["options"] == "{}"
+    assert defaults["n_heads"] == 2 and defaults["d_model"] == 16 and defaults["seed"] == 0
+    t = {p["parameter_name"]: p["parameter_default"] for p in api["/transfer"]["parameters"]}
+    assert t == {"seed": 123, "d_in": 3, "d_out": 2, "mistake": "none"}
+
+
+def test_attention_json(client):
+    out = attention(client, "The cat sat on the mat", n_heads=4)
+    assert out["tokens"] == ["The", "cat", "sat", "on", "the", "mat"]
+    w = out["weights"]
+    assert len(w) == 4 and all(len(head) == 6 and all(len(row) == 6 for row in head) for head in w)
+    for head in w:
+        for i, row in enumerate(head):
+            assert sum(row) == pytest.approx(1, abs=1e-5)
+            assert all(v == 0 for v in row[i + 1:])  # causal: nothing above the diagonal
+
+
+def test_attention_outputs_check_line_and_mask_toggle(client):
+    plots_on = client.predict("a b c d", api_name="/attention")
+    plots_off = client.predict("a b c d", causal=False, api_name="/attention")
+    assert plots_on[2] == "every row sums to 1; weight above the diagonal: 0"
+    assert "leaks" in plots_off[2]
+    assert plots_on[0]["plot"].startswith("data:image/png;base64,") and plots_on[0]["plot"] != plots_off[0]["plot"]
+    w = plots_off[-1]["weights"][0]
+    assert w[0][3] > 0  # without the mask the first token sees the last
+
+
+def test_variant_options_through_the_api(client):
+    out = attention(client, "a b c d e", variant="sliding-window", options='{"window": 2}')
+    row = out["weights"][0][4]
+    assert row[:3] == [0, 0, 0] and row[3] > 0 and row[4] > 0
+    gqa = attention(client, "a b", variant="gqa", n_heads=4, options='{"n_kv_heads": 2}')
+    assert len(gqa["weights"]) == 4
+    single = client.predict("a b", variant="single-head", n_heads=4, api_name="/attention")
+    assert len(single[-1]["weights"]) == 1 and "n_heads is not used" in single[3]
+
+
+def test_causality_json(client):
+    out = client.predict("The cat sat on the mat", 3, "dog", api_name="/causality")
+    diffs = out[-1]["row_max_abs_diff"]
+    assert len(diffs) == 6 and diffs[:3] == [0, 0, 0] and all(d > 0 for d in diffs[3:])
+    assert "byte-identical" in out[2]
+    leak = client.predict("The cat sat on the mat", 3, "dog", causal=False, api_name="/causality")[-1]
+    assert all(d > 0 for d in leak["row_max_abs_diff"])
+
+
+def test_transfer_json(client):
+    ok = client.predict(api_name="/transfer")[-1]
+    assert ok["equal"] is True and ok["max_abs_diff"] == 0 and ok["error"] is None
+    shape = client.predict(123, 3, 2, "no-transpose", api_name="/transfer")[-1]
+    assert shape["equal"] is False and shape["max_abs_diff"] is None and "weight.T" in shape["error"]
+    silent = client.predict(123, 3, 3, "no-transpose", api_name="/transfer")
+    assert silent[-1]["error"] is None and silent[-1]["max_abs_diff"] > 0 and "silently wrong" in silent[3]
+
+
+@pytest.mark.parametrize(
+    "kwargs, words",
+    [
+        (dict(sentence=""), "sentence is empty"),
+        (dict(sentence="   "), "sentence is empty"),
+        (dict(sentence="a b", n_heads=3), "n_heads=3 does not divide d_model=16"),
+        (dict(sentence="a b", options='{"nope": 1}'), "unknown option"),
+        (dict(sentence="a b", variant="sliding-window", options='{"window": 0}'), "window=0 is too small"),
+        (dict(sentence="a b", variant="gqa", n_heads=4, options='{"n_kv_heads": 3}'), "n_kv_heads=3"),
+        (dict(sentence="a b", options="not json"), "JSON object"),
+        (dict(sentence="a b", variant="nope"), "variant"),
+    ],
+)
+def test_bad_input_is_one_sentence(client, kwargs, words):
+    with pytest.raises(AppError) as err:
+        client.predict(**kwargs, api_name="/attention")
+    msg = str(err.value)
+    assert words in msg and "Traceback" not in msg and msg.count("\n") == 0
+
+
+def test_bad_causality_and_transfer_inputs(client):
+    with pytest.raises(AppError, match="position=9 is outside"):
+        client.predict("a b c", 9, "x", api_name="/causality")
+    with pytest.raises(AppError, match="'oops'.*not in the list of choices"):  # Gradio's own check
+        client.predict(123, 3, 2, "oops", api_name="/transfer")
+
+
+def test_hostile_text_is_data_and_the_app_keeps_serving(client):
+    with pytest.raises(AppError) as err:
+        client.predict("a", options='{"<img src=x onerror=alert(1)>": 1}', api_name="/attention")
+    assert "<img" not in str(err.value)  # escaped before it can reach the page as HTML
+    out = attention(client, "<img src=x onerror=alert(1)> hi")
+    assert out["tokens"][:3] == ["<", "img", "src"]
+    huge = client.predict("word " * 5000, api_name="/attention")
+    assert len(huge[-1]["tokens"]) == 64 and "cut" in huge[3]
+    assert attention(client, "still here")["tokens"] == ["still", "here"]
+
+
+def test_app_py_has_a_module_level_demo():
+    import ast
+    from pathlib import Path
+
+    tree = ast.parse((Path(__file__).resolve().parents[1] / "app.py").read_text())
+    assigned = {t.id for n in tree.body if isinstance(n, ast.Assign) for t in n.targets if isinstance(t, ast.Name)}
+    assert "demo" in assigned  # Spaces and `gradio app.py` look for it at module level
+
+
+def test_launch_reads_the_environment_and_stays_offline(monkeypatch):
+    from core.ui.app import launch
+
+    class Fake:
+        def launch(self, **kwargs):
+            self.kwargs = kwargs
+
+    monkeypatch.setenv("GRADIO_SERVER_NAME", "0.0.0.0")
+    monkeypatch.setenv("GRADIO_SERVER_PORT", "7999")
+    fake = Fake()
+    launch(fake)
+    kw = fake.kwargs
+    assert kw["server_name"] == "0.0.0.0" and kw["server_port"] == 7999
+    assert kw["ssr_mode"] is False and not isinstance(kw["theme"], str)  # no Hub theme by name
+    # (no CDN fonts: the browser test checks that the page requests nothing but the app's own host)

@@ -1,0 +1,65 @@
+"""core.transfer_report: the Weight-transfer tab's verdicts, and the classic published numbers."""
+
+import pytest
+import torch
+
+from core import load_registry
+from core.config import ConfigError
+from core.transfer_report import other_transfers, v2_to_v1
+
+# SelfAttention_v2 built after torch.manual_seed(789), on "Your journey starts with one step"
+PUBLISHED_V2_789 = [[-0.0739, 0.0713], [-0.0748, 0.0703], [-0.0749, 0.0702],
+                    [-0.0760, 0.0685], [-0.0763, 0.0679], [-0.0754, 0.0693]]
+
+
+def test_correct_transfer_is_bit_for_bit():
+    r = v2_to_v1(123, 3, 2, "none")
+    assert r.payload()["equal"] is True and r.max_abs_diff == 0.0 and r.error is None
+    assert r.out_v1 == r.out_v2
+    shapes = {(m, p): shape for m, p, _, shape in r.shapes}
+    assert shapes["SelfAttention_v2", "W_key.weight"] == "(2, 3)"  # nn.Linear stores (d_out, d_in)
+    assert shapes["SelfAttention_v1", "W_key"] == "(3, 2)"  # nn.Parameter (d_in, d_out)
+    assert len(r.shapes) == 6
+
+
+def test_published_numbers_reproduce():
+    r = v2_to_v1(789, 3, 2, "none")
+    assert torch.allclose(torch.tensor(r.out_v2), torch.tensor(PUBLISHED_V2_789), atol=1e-4)
+
+
+def test_no_transpose_is_a_shape_error_when_d_in_differs():
+    r = v2_to_v1(123, 3, 2, "no-transpose")
+    p = r.payload()
+    assert p["equal"] is False and p["max_abs_diff"] is None
+    assert "weight.T" in p["error"] and "(2, 3)" in p["error"]
+
+
+def test_no_transpose_is_silently_wrong_when_square():
+    r = v2_to_v1(123, 3, 3, "no-transpose")
+    assert r.error is None and not r.equal and r.max_abs_diff > 1e-3
+    assert "silently wrong" in r.verdict
+
+
+def test_swap_query_key_is_wrong():
+    r = v2_to_v1(123, 3, 2, "swap-query-key")
+    assert not r.equal and r.max_abs_diff > 0
+
+
+def test_global_rng_untouched():
+    torch.manual_seed(5)
+    expected = torch.rand(1)
+    torch.manual_seed(5)
+    v2_to_v1.__wrapped__(42, 4, 4, "none")
+    assert torch.equal(torch.rand(1), expected)
+
+
+def test_bad_values():
+    with pytest.raises(ConfigError, match="d_in=0"):
+        v2_to_v1(1, 0, 2, "none")
+    with pytest.raises(ConfigError, match="mistake"):
+        v2_to_v1(1, 3, 2, "oops")
+
+
+def test_other_transfers_agree():
+    results = other_transfers(load_registry(entry_points=False), seed=3)
+    assert len(results) == 2 and all(o.equal and o.max_abs_diff < 1e-5 for o in results)
