@@ -134,3 +134,13 @@ def test_launch_reads_the_environment_and_stays_offline(monkeypatch):
     assert kw["server_name"] == "0.0.0.0" and kw["server_port"] == 7999
     assert kw["ssr_mode"] is False and not isinstance(kw["theme"], str)  # no Hub theme by name
     # (no CDN fonts: the browser test checks that the page requests nothing but the app's own host)
+
+
+def test_trained_attention_endpoint_names_heads_from_measurements(client):
+    from core.trained_view import EXAMPLES
+
+    _, selected, roles, note = client.predict(EXAMPLES[0], 1, 2, api_name="/trained_attention")
+    assert selected.startswith("Layer 1 head 2:") and "held-out" in selected
+    assert len(roles.splitlines()) == 4 and note == ""
+    _, _, _, note = client.predict("the zebra slept .", 0, 0, api_name="/trained_attention")
+    assert "zebra" in note

@@ -126,3 +126,14 @@ def test_variant_controls_come_from_the_registry(page):
     page.wait_for_function("() => document.querySelector('#options textarea').value === '{}'")
     assert not page.locator("#opt-sliding-window-window").is_visible()
     page.wait_for_function("() => document.querySelector('#n_heads input[type=range]').disabled")
+
+
+def test_weights_switch_shows_the_trained_model_with_measured_head_roles(page):
+    page.get_by_text("trained tiny model", exact=True).click()
+    page.wait_for_selector("#trained-heatmaps img")
+    page.wait_for_function("() => document.querySelector('#trained-role textarea').value.includes('head')")
+    role = textbox(page, "trained-role")
+    assert role.startswith("Layer 1 head 0:") and "held-out sentences" in role
+    assert not page.locator("#heatmaps").is_visible()  # the random view is hidden meanwhile
+    page.get_by_text("random, seeded", exact=True).click()
+    page.wait_for_selector("#heatmaps img")

@@ -9,6 +9,7 @@ import gradio as gr
 from core import views
 from core.config import Option
 
+from . import trained_panel
 from .common import CPU_GROUP, CPU_LIMIT, plot, user_errors
 
 TITLE = "Attention"
@@ -38,7 +39,10 @@ def option_control(opt: Option, elem_id: str) -> gr.components.Component:
 def build(ctx) -> None:
     registry = ctx.registry
     first = views.attention(ctx.lab, EXAMPLES[0])
-    with gr.Row():
+    weights = gr.Radio([trained_panel.RANDOM, trained_panel.TRAINED], value=trained_panel.RANDOM,
+                       label="Weights", elem_id="weights",
+                       info="random layers you can reshape, or the trained tiny model's real heads")
+    with gr.Row() as random_view:
         with gr.Column(scale=1, min_width=300):
             sentence = gr.Textbox(value=EXAMPLES[0], label="Sentence", lines=2, max_lines=4, elem_id="sentence")
             gr.Examples([[e] for e in EXAMPLES], inputs=[sentence], label="Examples")
@@ -68,6 +72,13 @@ def build(ctx) -> None:
             with gr.Row():
                 mask = gr.Plot(plot(first.mask), label="Mask (amber = may attend, dark = blocked)", elem_id="mask")
                 payload = gr.JSON(first.payload, label="JSON (the /attention API output)", open=False)
+
+    trained = trained_panel.build(ctx)
+    weights.change(
+        lambda w: (gr.update(visible=w == trained_panel.RANDOM), gr.update(visible=w == trained_panel.TRAINED)),
+        weights, [random_view, trained.column], api_visibility="private", queue=False,
+    ).then(trained.fill, [weights, *trained.inputs], trained.outputs, api_visibility="private",
+           concurrency_id=CPU_GROUP, concurrency_limit=CPU_LIMIT, show_progress="minimal")
 
     names = list(registry.variants)
     flat_controls = [c for ctrls in controls for c in ctrls]
