@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import importlib
 import threading
 from dataclasses import dataclass, field
 from functools import lru_cache
@@ -11,6 +10,7 @@ from typing import Any
 import torch
 from torch import nn
 
+from .classic import SelfAttention_v1, SelfAttention_v2
 from .config import AttentionConfig, ConfigError
 from .registry import Registry
 from .session import rounded, seeded_init, whole
@@ -26,9 +26,8 @@ _GLOBAL_RNG = threading.Lock()  # the classic classes draw from torch's global R
 
 
 def classic_classes() -> tuple[type[nn.Module], type[nn.Module]]:
-    """SelfAttention_v1 and _v2 from the built-in single-head plugin (the registry's own list of built-ins)."""
-    module = importlib.import_module("attention_plugins.single_head")
-    return module.SelfAttention_v1, module.SelfAttention_v2
+    """SelfAttention_v1 and _v2 (core.classic; attention_plugins.single_head re-exports them)."""
+    return SelfAttention_v1, SelfAttention_v2
 
 
 @dataclass(frozen=True)
