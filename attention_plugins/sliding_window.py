@@ -6,6 +6,7 @@ import torch
 from torch import Tensor
 
 from core import AttentionModule, Option, Variant, hookimpl
+from core.banded import banded_attention
 from core.masks import sliding_window_mask
 
 
@@ -18,6 +19,21 @@ class SlidingWindowAttention(AttentionModule):
         if not self.config.causal:  # the control: the band reaches both ways
             band = band | band.T
         return band
+
+    def forward(self, x: Tensor, key_padding_mask: Tensor | None = None) -> Tensor:
+        """Banded fast path: memory O(T·window), no (T, T) mask; trace() keeps the dense allowed()."""
+        self._check_input(x, key_padding_mask)
+        q, k, v = self.project(x)  # (B, H, T, hd) each
+        context = banded_attention(
+            q, k, v,
+            int(self.config.options["window"]),
+            stride=int(self.config.options["stride"]),
+            causal=self.config.causal,
+            key_padding_mask=key_padding_mask,
+            scale=None if self.config.scaled else 1.0,
+            dropout_p=self.config.dropout if self.training else 0.0,
+        )  # (B, H, T, hd)
+        return self._zero_padding(self.merge(context), key_padding_mask)
 
 
 @hookimpl

@@ -9,7 +9,10 @@ import sys
 # subcommand -> module that defines add_arguments(parser) and run(args) -> int.
 COMMANDS = {
     "plugins": "core.cli_plugins",
+    "check": "core.cli_check",
     "serve": "core.cli_serve",
+    "train": "core.cli_train",
+    "bench": "core.cli_bench",
 }
 
 

@@ -1,0 +1,53 @@
+"""The Cost tab, "the square that grows": live measurements for short T, the saved benchmark for long T."""
+
+from __future__ import annotations
+
+import gradio as gr
+
+from core import cost
+
+from .common import CPU_GROUP, CPU_LIMIT, user_errors
+
+TITLE = "Cost"
+INTRO = """### The square that grows
+Naive attention writes down every score: an **(H, T, T)** square that quadruples each time the
+sentence doubles. Fused attention (`F.scaled_dot_product_attention`) computes the same numbers
+in tiles and never keeps the square. A sliding window only computes a **band** of width
+`window`: work and memory grow as T·window. Measure it here for short sentences; the table and
+plot below were measured up to T = 8192 with `attention-lab bench --flex`."""
+HEADERS = ["T", "naive: scores in memory (MiB, measured)", "windowed: band (MiB)",
+           "naive ms", "fused ms", "windowed ms"]
+
+
+@user_errors
+def measure(max_T: float, window: float):
+    """Live run at T = 32, 64, … up to max_T; the figure and the table of what was measured."""
+    max_T, window = int(max_T), int(window)
+    Ts = [T for T in (32, 64, 128, 256, 512, 1024) if T <= max_T] or [max_T]
+    rows = cost.live_measure(Ts, window=window)
+    table = [[r["T"], round(r["naive_mib"], 2), round(r["windowed_mib"], 2), round(r["naive_ms"], 2),
+              round(r["fused_ms"], 2), round(r["windowed_ms"], 2)] for r in rows]
+    return cost.live_figure(rows, window), table
+
+
+def build(ctx) -> None:
+    gr.Markdown(INTRO)
+    with gr.Row():
+        max_T = gr.Slider(32, cost.LIVE_MAX_T, value=256, step=32, label="longest T to measure now", elem_id="cost-T")
+        window = gr.Slider(4, 256, value=32, step=4, label="window (sliding-window width)", elem_id="cost-window")
+        go = gr.Button("Measure now", variant="primary", elem_id="cost-go")
+    figure = gr.Plot(label="Scores in memory and time per call against T")
+    table = gr.Dataframe(headers=HEADERS, interactive=False, label="Measured now")
+    go.click(measure, [max_T, window], [figure, table], api_name="cost",
+             concurrency_id=CPU_GROUP, concurrency_limit=CPU_LIMIT)
+    saved = cost.load_saved()
+    gr.Markdown("### Measured offline, T = 256 … 8192 (B = 1, d_model 128, 4 heads, fp32)")
+    if saved is None:
+        gr.Markdown("No saved benchmark ships with this copy; run `attention-lab bench --out core/assets`.")
+        return
+    if cost.SAVED_PLOT.exists():
+        gr.Image(value=str(cost.SAVED_PLOT), label="time and peak memory growth against T",
+                 interactive=False, show_label=True)
+    gr.Dataframe(value=cost.saved_rows(saved), headers=["path", "T", "ms", "peak MiB"],
+                 interactive=False, label="Saved benchmark: time and peak memory growth per call")
+    gr.Markdown("How it was measured: " + saved["meta"]["method"])

@@ -1,0 +1,279 @@
+"""Bounded load test of the app on loopback: start-up time, /attention latency, a classroom, a soak.
+
+    python scripts/loadtest.py                    # start the app, then all of: startup, latency, class
+    python scripts/loadtest.py --soak             # ... and a 5-minute classroom soak, RSS sampled
+    python scripts/loadtest.py --url http://127.0.0.1:7860/ latency   # against a running app
+
+Each simulated student is a thread with its own gradio_client.Client (as 30 browsers would be).
+The app is started as `python app.py` in a child process, so its RSS is the server's alone.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import random
+import socket
+import statistics
+import subprocess
+import sys
+import threading
+import time
+import urllib.request
+from pathlib import Path
+
+os.environ.setdefault("GRADIO_ANALYTICS_ENABLED", "False")
+os.environ.setdefault("HF_HUB_OFFLINE", "1")
+
+ROOT = Path(__file__).resolve().parent.parent
+SENTENCES = [
+    "The cat sat on the mat because it was tired",  # the first example: a class clicks it together
+    "Attention lets every token look back at the tokens before it",
+    "A small model learns which words matter for the next one",
+    "我 爱 自 然 语 言 处 理",
+    "Wait, what? It works: attention, masks and heads!",
+    "Queries ask, keys answer and values carry the message",
+    "The quick brown fox jumps over the lazy dog again today",
+    "Students type sentences and watch the heads change colour",
+]
+TWELVE_TOKENS = "the students in room four watch every head of the model attend"  # 12 words
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def start_app() -> tuple[subprocess.Popen, str, float]:
+    """`python app.py` on a free loopback port; seconds from spawn to the first HTTP 200 on /."""
+    port = free_port()
+    env = dict(os.environ, GRADIO_SERVER_NAME="127.0.0.1", GRADIO_SERVER_PORT=str(port))
+    t0 = time.perf_counter()
+    proc = subprocess.Popen([sys.executable, "app.py"], cwd=ROOT, env=env,
+                            stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+    url = f"http://127.0.0.1:{port}/"
+    while time.perf_counter() - t0 < 120:
+        if proc.poll() is not None:
+            raise SystemExit(f"the app exited during start-up:\n{proc.stderr.read()[-2000:]}")
+        try:
+            with urllib.request.urlopen(url, timeout=2) as r:
+                if r.status == 200:
+                    return proc, url, time.perf_counter() - t0
+        except OSError:
+            time.sleep(0.05)
+    proc.kill()
+    raise SystemExit("no HTTP 200 within 120 s")
+
+
+def rss_mib(pid: int) -> float:
+    with open(f"/proc/{pid}/status") as f:
+        return next(int(line.split()[1]) for line in f if line.startswith("VmRSS:")) / 1024
+
+
+class RssSampler(threading.Thread):
+    """Samples the server's RSS every `every` seconds until stopped."""
+
+    def __init__(self, pid: int, every: float = 1.0) -> None:
+        super().__init__(daemon=True)
+        self.pid, self.every, self.samples, self._halt = pid, every, [], threading.Event()
+
+    def run(self) -> None:
+        t0 = time.perf_counter()
+        while not self._halt.is_set():
+            self.samples.append((round(time.perf_counter() - t0, 1), round(rss_mib(self.pid), 1)))
+            self._halt.wait(self.every)
+
+    def stop(self) -> list[tuple[float, float]]:
+        self._halt.set()
+        self.join()
+        return self.samples
+
+
+def cpu_seconds(pid: int) -> float:
+    """User + system CPU time of a process so far: the cost of the work, whatever the neighbours do."""
+    with open(f"/proc/{pid}/stat") as f:
+        fields = f.read().rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
+def client(url: str):
+    """A student's browser: no 5 s give-up on a queued event (httpx's default), and no TLS on loopback.
+
+    ssl_verify=False matters here: otherwise gradio_client builds two SSL contexts per call, each
+    loading the CA bundle (~120 ms CPU per call on this machine), on the same 2 cores as the server.
+    """
+    from gradio_client import Client
+
+    return Client(url, verbose=False, analytics_enabled=False, download_files=False, ssl_verify=False,
+                  httpx_kwargs={"timeout": 120})
+
+
+def endpoint_defaults(c) -> dict[str, dict]:
+    """api_name -> keyword arguments from the app's own defaults (or examples): a click with no edits."""
+    api = c.view_api(print_info=False, return_format="dict")["named_endpoints"]
+    calls = {}
+    for name, info in api.items():
+        calls[name] = {p["parameter_name"]: p["parameter_default"] if p.get("parameter_has_default")
+                       else p.get("example_input") for p in info["parameters"]}
+    return calls
+
+
+def interaction(rng: random.Random, defaults: dict[str, dict]) -> tuple[str, dict]:
+    """One student click: mostly /attention with their own sentence, sometimes the shared example or another tab."""
+    roll = rng.random()
+    if "/attention" in defaults and roll < 0.6:
+        kw = dict(defaults["/attention"], sentence=rng.choice(SENTENCES[1:]) + f" {rng.randint(0, 999)}",
+                  n_heads=rng.choice([1, 2, 4]), seed=rng.randint(0, 3))
+        return "/attention", kw
+    if "/attention" in defaults and roll < 0.8:
+        return "/attention", dict(defaults["/attention"], sentence=SENTENCES[0])  # the cached example
+    others = [n for n in defaults if n not in ("/attention", "/cost")] or list(defaults)
+    name = rng.choice(others)
+    return name, defaults[name]
+
+
+def summary(latencies: list[float]) -> dict:
+    if not latencies:
+        return {"n": 0}
+    qs = statistics.quantiles(latencies, n=20) if len(latencies) > 1 else [latencies[0]] * 19
+    return {"n": len(latencies), "p50_ms": round(statistics.median(latencies) * 1000, 1),
+            "p95_ms": round(qs[18] * 1000, 1), "max_ms": round(max(latencies) * 1000, 1)}
+
+
+def latency(url: str, pid: int | None, n: int = 30) -> dict:
+    """Item 3: /attention with 4 heads and 12 tokens, fresh each time (new seed); then one repeated request."""
+    c = client(url)
+    base = endpoint_defaults(c).get("/attention")
+    if base is None:
+        return {"error": "the app has no /attention endpoint yet"}
+    fresh, repeated, cpu = [], [], [cpu_seconds(pid) if pid else 0.0]
+    for i in range(n):
+        t0 = time.perf_counter()
+        c.predict(**dict(base, sentence=TWELVE_TOKENS, n_heads=4, d_model=16, seed=1000 + i), api_name="/attention")
+        fresh.append(time.perf_counter() - t0)
+    cpu.append(cpu_seconds(pid) if pid else 0.0)
+    same = dict(base, sentence=TWELVE_TOKENS, n_heads=4, d_model=16, seed=1000)
+    for _ in range(n):
+        t0 = time.perf_counter()
+        c.predict(**same, api_name="/attention")
+        repeated.append(time.perf_counter() - t0)
+    cpu.append(cpu_seconds(pid) if pid else 0.0)
+    per = {"fresh": (cpu[1] - cpu[0]) / n, "repeated": (cpu[2] - cpu[1]) / n}  # server CPU s per request
+    return {k: dict(summary(v), server_cpu_ms=round(per[k] * 1000, 1) if pid else None)
+            for k, v in (("fresh", fresh), ("repeated", repeated))}
+
+
+def endpoints(url: str, pid: int | None) -> dict:
+    """Each endpoint alone with its defaults: first call (computed) and second (cached), and server CPU."""
+    c = client(url)
+    out = {}
+    for name, kw in endpoint_defaults(c).items():
+        row = {}
+        for label in ("first", "second"):
+            cpu0, t0 = cpu_seconds(pid) if pid else 0.0, time.perf_counter()
+            try:
+                c.predict(**kw, api_name=name)
+            except Exception as exc:
+                row["error"] = f"{type(exc).__name__}: {str(exc)[:80]}"
+                break
+            row[f"{label}_ms"] = round((time.perf_counter() - t0) * 1000, 1)
+            row[f"{label}_server_cpu_ms"] = round(((cpu_seconds(pid) if pid else 0.0) - cpu0) * 1000, 1)
+        out[name] = row
+    return out
+
+
+def classroom(url: str, pid: int | None, students: int, clicks: int, think: float, seconds: float | None) -> dict:
+    """Students click in parallel (clicks each, or until `seconds` pass); errors, latency and server RSS."""
+    defaults = endpoint_defaults(client(url))
+    lat: dict[str, list[float]] = {}
+    errors: list[str] = []
+    lock, start = threading.Lock(), threading.Barrier(students)
+    sampler = RssSampler(pid, every=5.0 if seconds else 1.0) if pid else None
+
+    def student(i: int) -> None:
+        rng, c = random.Random(i), client(url)
+        start.wait()
+        t_end = time.perf_counter() + seconds if seconds else None
+        done = 0
+        while (done < clicks) if t_end is None else (time.perf_counter() < t_end):
+            name, kw = interaction(rng, defaults)
+            t0 = time.perf_counter()
+            try:
+                c.predict(**kw, api_name=name)
+                with lock:
+                    lat.setdefault(name, []).append(time.perf_counter() - t0)
+            except Exception as exc:  # an error a student would see
+                with lock:
+                    errors.append(f"{name}: {type(exc).__name__}: {str(exc)[:120]}")
+            done += 1
+            time.sleep(rng.uniform(0, 2 * think))
+
+    if sampler:
+        sampler.start()
+    cpu0 = cpu_seconds(pid) if pid else None
+    t0 = time.perf_counter()
+    threads = [threading.Thread(target=student, args=(i,)) for i in range(students)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    wall = time.perf_counter() - t0
+    rss = sampler.stop() if sampler else []
+    every = [x for xs in lat.values() for x in xs]
+    server_cpu = cpu_seconds(pid) - cpu0 if pid else None
+    return {
+        "server_cpu_ms_per_request": round(server_cpu / max(1, len(every)) * 1000, 1) if pid else None,
+        "throughput_per_s": round(len(every) / wall, 2),
+        "students": students, "clicks_each": clicks if not seconds else None, "think_s": think, "wall_s": round(wall, 1),
+        "errors": len(errors), "first_errors": errors[:5], "all": summary(every),
+        "per_endpoint": {k: summary(v) for k, v in sorted(lat.items())},
+        "rss_mib": {"start": rss[0][1], "peak": max(r for _, r in rss), "end": rss[-1][1],
+                    "samples": rss} if rss else None,
+    }
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("modes", nargs="*", choices=["latency", "endpoints", "class"],
+                        help="what to run (default: latency class)")
+    parser.add_argument("--url", help="use a running app instead of starting one (no start-up or RSS numbers)")
+    parser.add_argument("--students", type=int, default=30)
+    parser.add_argument("--clicks", type=int, default=10)
+    parser.add_argument("--think", type=float, default=1.0, help="mean seconds between a student's clicks")
+    parser.add_argument("--soak", action="store_true", help="also run the class for --soak-seconds, RSS every 5 s")
+    parser.add_argument("--soak-seconds", type=float, default=300.0)
+    parser.add_argument("--json", help="also write the report here")
+    args = parser.parse_args(argv)
+    args.modes = args.modes or ["latency", "class"]
+    report: dict = {"loadavg_before": os.getloadavg()}  # a shared machine: say how busy it was
+    proc = None
+    url = args.url
+    if url is None:
+        proc, url, report["startup_to_http_200_s"] = start_app()
+        report["rss_after_start_mib"] = round(rss_mib(proc.pid), 1)
+    pid = proc.pid if proc else None
+    try:
+        if "latency" in args.modes:
+            report["latency"] = latency(url, pid)
+        if "endpoints" in args.modes:
+            report["endpoints"] = endpoints(url, pid)
+        if "class" in args.modes:
+            report["class"] = classroom(url, pid, args.students, args.clicks, args.think, None)
+        if args.soak:
+            report["soak"] = classroom(url, pid, args.students, args.clicks, args.think, args.soak_seconds)
+    finally:
+        if proc:
+            proc.terminate()
+            proc.wait(timeout=30)
+    report["loadavg_after"] = os.getloadavg()
+    text = json.dumps(report, indent=1)
+    print(text)
+    if args.json:
+        Path(args.json).write_text(text)
+    return 1 if any(report.get(k, {}).get("errors") for k in ("class", "soak")) else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
