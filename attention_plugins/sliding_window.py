@@ -20,11 +20,9 @@ class SlidingWindowAttention(AttentionModule):
             band = band | band.T
         return band
 
-    def forward(self, x: Tensor, key_padding_mask: Tensor | None = None) -> Tensor:
-        """Banded fast path: memory O(T·window), no (T, T) mask; trace() keeps the dense allowed()."""
-        self._check_input(x, key_padding_mask)
-        q, k, v = self.project(x)  # (B, H, T, hd) each
-        context = banded_attention(
+    def fast_attention(self, q: Tensor, k: Tensor, v: Tensor, key_padding_mask: Tensor | None = None) -> Tensor:
+        """Banded kernel: memory O(T·window), no (T, T) mask; trace() keeps the dense allowed()."""
+        return banded_attention(
             q, k, v,
             int(self.config.options["window"]),
             stride=int(self.config.options["stride"]),
@@ -33,7 +31,6 @@ class SlidingWindowAttention(AttentionModule):
             scale=None if self.config.scaled else 1.0,
             dropout_p=self.config.dropout if self.training else 0.0,
         )  # (B, H, T, hd)
-        return self._zero_padding(self.merge(context), key_padding_mask)
 
 
 @hookimpl

@@ -54,7 +54,7 @@ def attend(
 
 
 class AttentionModule(nn.Module):
-    """One formula; a variant overrides only build_projections/project, allowed, bias or merge."""
+    """One formula; a variant overrides only build_projections/project, allowed, bias, merge (or fast_attention)."""
 
     def __init__(
         self,
@@ -102,18 +102,27 @@ class AttentionModule(nn.Module):
     def forward(self, x: Tensor, key_padding_mask: Tensor | None = None) -> Tensor:
         """Fast path through F.scaled_dot_product_attention; x (B, T, d) -> (B, T, d_out)."""
         self._check_input(x, key_padding_mask)
-        q, k, v = self.project(x)
-        T = x.shape[1]
-        bias = self.bias(T, x.device)  # (H|1, T, T) float or None
+        q, k, v = self.project(x)  # (B, H, T, hd), (B, Hkv, T, hd) x2
+        context = self.fast_attention(q, k, v, key_padding_mask)  # (B, H, T, hd)
+        return self._zero_padding(self.merge(context), key_padding_mask)
+
+    def fast_attention(self, q: Tensor, k: Tensor, v: Tensor, key_padding_mask: Tensor | None = None) -> Tensor:
+        """The forward kernel, q (B, H, T, hd) -> context (B, H, T, hd).
+
+        A variant whose mask has structure (a band) overrides this, never forward, so input
+        checks, projections, merge and padding stay shared.
+        """
+        T = q.shape[2]
+        bias = self.bias(T, q.device)  # (H|1, T, T) float or None
         # plain causal attention lets SDPA build the triangle itself (no (T, T) mask in memory)
         plain_causal = (
             key_padding_mask is None and self.config.causal and self._uses_default_mask() and bias is None
         )
-        mask = None if plain_causal else self._mask(T, key_padding_mask, x.device)
+        mask = None if plain_causal else self._mask(T, key_padding_mask, q.device)
         attn_mask = None if mask is None else self._no_empty_rows(mask, key_padding_mask)
         if bias is not None:  # SDPA adds a float mask to the scaled scores: bias where allowed, -inf elsewhere
             attn_mask = bias if attn_mask is None else bias.masked_fill(~attn_mask, float("-inf"))
-        context = F.scaled_dot_product_attention(
+        return F.scaled_dot_product_attention(
             q, k, v,
             attn_mask=attn_mask,
             is_causal=plain_causal,
@@ -121,7 +130,6 @@ class AttentionModule(nn.Module):
             scale=None if self.config.scaled else 1.0,
             enable_gqa=self.n_kv_heads != self.n_heads,
         )  # (B, H, T, hd)
-        return self._zero_padding(self.merge(context), key_padding_mask)
 
     def trace(self, x: Tensor, key_padding_mask: Tensor | None = None) -> AttentionTrace:
         """Explicit path: the same result as forward, with every stage kept."""
