@@ -19,6 +19,12 @@ log = logging.getLogger("attention_lab.ui")
 # oversubscribing the CPU. Repeated requests are LRU cache hits and leave the queue in milliseconds.
 CPU_GROUP = "lab-cpu"
 CPU_LIMIT = 2
+# Training experiments take 10-20 s of CPU each. In the shared group two of them would hold both
+# workers and every heatmap in the class would wait behind them, so they get their own group of ONE
+# (on one torch thread): interactive tabs keep their two workers, and a second student asking for the
+# same run waits for the first and then gets its cached result.
+TRAINING_GROUP = "lab-training"
+TRAINING_LIMIT = 1
 
 
 def plot(data_url: str) -> PlotData:

@@ -10,7 +10,7 @@ import gradio as gr
 from core import experiments as ex
 from core.experiment_plots import mask_figure, scale_figure
 
-from .common import CPU_GROUP, CPU_LIMIT
+from .common import TRAINING_GROUP, TRAINING_LIMIT
 
 TITLE = "Experiments"
 log = logging.getLogger("attention_lab.ui")
@@ -115,7 +115,7 @@ def run_scale(steps: float = ex.ScaleParams.steps, seed: float = 0, progress=gr.
 
 
 def build(ctx) -> None:
-    cpu = dict(concurrency_id=CPU_GROUP, concurrency_limit=CPU_LIMIT)
+    cpu = dict(concurrency_id=TRAINING_GROUP, concurrency_limit=TRAINING_LIMIT)  # see common.py
     with gr.Tab("Causal mask"):
         gr.Markdown(MASK_INTRO)
         with gr.Row():
