@@ -8,7 +8,7 @@ ALIBI_STAMP := $(VENV)/.installed-alibi
 export GRADIO_ANALYTICS_ENABLED := False
 export HF_HUB_OFFLINE := 1
 
-.PHONY: run test lint install dev clean
+.PHONY: run test lint install dev clean browser
 
 $(BIN)/python:
 	$(PY) -m venv $(VENV)
@@ -36,7 +36,13 @@ run: $(STAMP)
 lint: $(DEV_STAMP)
 	$(BIN)/ruff check .
 
-test: $(DEV_STAMP) $(ALIBI_STAMP)
+# The browser tests drive Debian's Chromium (never a downloaded one); install it when we can (root + apt).
+browser:
+	@command -v chromium >/dev/null 2>&1 || [ -x /usr/bin/chromium ] || \
+	  { [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null && apt-get update -qq && apt-get install -y -qq chromium >/dev/null; } || \
+	  echo "Chromium is missing: install it (apt-get install -y chromium) or the browser tests will fail"
+
+test: $(DEV_STAMP) $(ALIBI_STAMP) browser
 	$(BIN)/ruff check .
 	$(BIN)/python -m pytest -q
 
