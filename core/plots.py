@@ -8,6 +8,7 @@ import math
 import warnings
 from collections.abc import Sequence
 from functools import lru_cache
+from typing import Any
 
 import numpy as np
 from matplotlib import colormaps, font_manager
@@ -16,8 +17,11 @@ from matplotlib.colors import Colormap, ListedColormap
 from matplotlib.figure import Figure
 from matplotlib.ft2font import FT2Font
 
+from . import raster
+
 DPI = 80
-ANNOTATE_MAX_T = 8  # write the value in each cell up to this many tokens (readable, and cheap)
+ANNOTATE_MAX_T = 8  # write the value in each cell up to this many tokens (readable in a 25 px cell)
+ANNOTATE_MAX_CELLS = 128  # ...and up to this many cells in all: each number costs ~2 ms of text drawing
 CELL_IN = 0.32  # inches per heatmap cell
 WEIGHTS_CMAP = "viridis"
 MASK_CMAP = ListedColormap(["#3b3b3b", "#f2a93b"])  # blocked dark, may attend amber
@@ -73,7 +77,9 @@ def heatmap_grid(
     """Several (T, T) heatmaps as ONE image on one axes (white gaps between): one set of ticks, set once.
 
     One axes instead of one per head is what keeps this fast: matplotlib's cost is in Tick objects
-    and text, not in pixels. Values are written in the cells for short sentences.
+    and text, not in pixels. Values are written in the cells for short sentences and few heads
+    (T <= ANNOTATE_MAX_T and at most ANNOTATE_MAX_CELLS cells, e.g. 2 heads x 8 tokens, drawn by
+    matplotlib); otherwise a cached frame (labels, titles) is reused and only the cells are coloured.
     """
     T, gap = len(tokens), len(tokens) + 1
     rows, cols = _grid(len(mats), max_cols)
@@ -81,24 +87,69 @@ def heatmap_grid(
     for idx, mat in enumerate(mats):
         r, c = divmod(idx, cols)
         canvas[r * gap : r * gap + T, c * gap : c * gap + T] = np.asarray(mat, dtype=float)  # (T, T)
+    finite = canvas[np.isfinite(canvas)]
+    lo = vmin if vmin is not None else (finite.min() if finite.size else 0.0)
+    hi = vmax if vmax is not None else (finite.max() if finite.size else 1.0)
+    shown = np.where(np.isneginf(canvas), lo, canvas)  # -inf drawn at the low end; NaN gaps white
+    colours = _cmap(cmap).with_extremes(bad="white")
+    layout = (tuple(tokens), tuple(titles[: len(mats)]), rows, cols, xlabel, ylabel)
+    if T <= ANNOTATE_MAX_T and len(mats) * T * T <= ANNOTATE_MAX_CELLS:
+        return _draw(canvas, colours, lo, hi, layout, annotate=True)
+    frame = FRAMES.get(layout, lambda: _draw_frame(canvas.shape, layout))
+    return raster.png_data_url(raster.paint(frame, shown, colours, lo, hi), PNG_OPTIONS["compress_level"])
+
+
+Layout = tuple[tuple[str, ...], tuple[str, ...], int, int, str, str]  # tokens, titles, rows, cols, xlabel, ylabel
+FRAMES = raster.FrameCache()  # drawn frames per layout (tokens, titles, grid shape, axis labels)
+
+
+def _figure(canvas: np.ndarray, colours: Colormap, lo: float, hi: float, layout: Layout) -> tuple[Figure, Any]:
+    """The figure with its image, token labels, axis labels and titles (no cell values)."""
+    tokens, titles, rows, cols, xlabel, ylabel = layout
+    T, gap = len(tokens), len(tokens) + 1
     side = max(1.4, CELL_IN * T)  # inches per heatmap
     width, height = cols * (side + 0.1) + 1.2, rows * (side + 0.3) + 1.5  # top: room for gr.Plot's label
     fig = Figure(figsize=(width, height), dpi=DPI)
     ax = fig.add_axes((1.1 / width, 1.0 / height, 1 - 1.2 / width, 1 - 1.7 / height))
-    finite = canvas[np.isfinite(canvas)]
-    lo = vmin if vmin is not None else (finite.min() if finite.size else 0.0)
-    hi = vmax if vmax is not None else (finite.max() if finite.size else 1.0)
-    ax.imshow(np.where(np.isneginf(canvas), lo, canvas), cmap=_cmap(cmap).with_extremes(bad="white"),
-              vmin=lo, vmax=hi, interpolation="nearest")
+    ax.imshow(canvas, cmap=colours, vmin=lo, vmax=hi, interpolation="nearest")
     _token_labels(ax, labels(tokens), rows, cols, gap)
     ax.set_xlabel(xlabel, fontsize=8, labelpad=_label_pad(tokens))
     ax.set_ylabel(ylabel, fontsize=8, labelpad=_label_pad(tokens))
-    for idx, title in enumerate(titles[: len(mats)]):
+    for idx, title in enumerate(titles):
         r, c = divmod(idx, cols)
         ax.text(c * gap + (T - 1) / 2, r * gap - 0.75, title, ha="center", va="bottom", fontsize=9)
-    if T <= ANNOTATE_MAX_T:
+    return fig, ax
+
+
+def _draw(canvas: np.ndarray, colours: Colormap, lo: float, hi: float, layout: Layout, annotate: bool) -> str:
+    """The whole figure drawn by matplotlib (values, -inf as -∞, written in the cells if `annotate`)."""
+    fig, ax = _figure(np.where(np.isneginf(canvas), lo, canvas), colours, lo, hi, layout)
+    if annotate:
         _annotate(ax, canvas, (lo + hi) / 2)
     return to_data_url(fig)
+
+
+def _draw_frame(shape: tuple[int, int], layout: Layout) -> raster.Frame:
+    """The figure with every cell blank (white), drawn once per layout; and where its cells land.
+
+    Where: the same figure redrawn (text hidden) with an index image, so the pixel -> cell mapping is
+    matplotlib's own (it rounds the image box to whole pixels and stretches to fill it).
+    """
+    fig, ax = _figure(np.full(shape, np.nan), _cmap(WEIGHTS_CMAP).with_extremes(bad="white"), 0.0, 1.0, layout)
+    agg = FigureCanvasAgg(fig)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", UserWarning)  # missing glyphs are already replaced
+        agg.draw()
+    rgb = np.array(agg.buffer_rgba())[..., :3]  # (H, W, 3), a copy: the buffer is redrawn below
+    for text in [*ax.texts, ax.xaxis.label, ax.yaxis.label]:
+        text.set_visible(False)
+    (image,) = ax.images
+    image.set_data(raster.index_image(shape))
+    image.set_cmap(raster.index_cmap(shape[0] * shape[1]))
+    image.set_clim(0, shape[0] * shape[1])
+    agg.draw()
+    y0, x0, cell_row, cell_col = raster.decode_cells(np.asarray(agg.buffer_rgba()), shape)
+    return raster.make_frame(rgb, y0, x0, cell_row, cell_col)
 
 
 def _token_labels(ax, text: list[str], rows: int, cols: int, gap: int) -> None:

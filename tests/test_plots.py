@@ -76,3 +76,111 @@ def test_mask_image_depends_only_on_the_pattern_and_is_cached():
     a = plots.mask_image(tri)
     assert plots.mask_image(tri.copy()) is a  # cached across sentences of the same length
     assert plots.mask_image(np.ones((5, 5), dtype=bool)) != a
+
+
+def pixels(url: str) -> np.ndarray:
+    return np.asarray(png(url).convert("RGB"))
+
+
+def matplotlib_drawn(mats, tokens, titles, vmin=0.0, vmax=1.0, cmap="viridis", max_cols=4) -> np.ndarray:
+    """The same figure drawn wholly by matplotlib (what heatmap_grid did for every T before frames)."""
+    T, gap = len(tokens), len(tokens) + 1
+    rows, cols = plots._grid(len(mats), max_cols)
+    canvas = np.full((rows * gap - 1, cols * gap - 1), np.nan)
+    for idx, mat in enumerate(mats):
+        r, c = divmod(idx, cols)
+        canvas[r * gap : r * gap + T, c * gap : c * gap + T] = mat
+    finite = canvas[np.isfinite(canvas)]
+    lo = finite.min() if vmin is None else vmin
+    hi = finite.max() if vmax is None else vmax
+    layout = (tuple(tokens), tuple(titles), rows, cols, "key (attended to)", "query (attending)")
+    return pixels(plots._draw(canvas, plots._cmap(cmap).with_extremes(bad="white"), lo, hi, layout, annotate=False))
+
+
+def causal_weights(rng, heads: int, T: int) -> list[np.ndarray]:
+    m = np.tril(rng.random((heads, T, T)))
+    return list(m / m.sum(-1, keepdims=True))
+
+
+def test_frame_cached_heatmaps_match_matplotlib_pixel_for_pixel():
+    rng = np.random.default_rng(0)
+    # (16, 1), (10, 3) and (64, 1) are shapes where matplotlib's image box is not a whole number of pixels
+    for T, heads, vmin, vmax, cmap in [(12, 4, 0.0, 1.0, "viridis"), (9, 1, None, None, "magma"),
+                                       (10, 3, 0.0, 1.0, plots.MASK_CMAP), (16, 1, 0.0, 1.0, "viridis"),
+                                       (17, 2, None, None, "viridis"), (64, 1, 0.0, None, "magma")]:
+        tokens = [f"w{i}" for i in range(T)]
+        mats = causal_weights(rng, heads, T)
+        mats[0][0, 1] = -np.inf  # drawn at the low end
+        mats[-1][T - 1, 0] = np.nan  # a hole: white, like the gaps
+        titles = [f"head {h}" for h in range(heads)]
+        fast = pixels(plots.heatmap_grid(mats, tokens, titles, vmin=vmin, vmax=vmax, cmap=cmap))
+        assert np.array_equal(fast, matplotlib_drawn(mats, tokens, titles, vmin, vmax, cmap)), (T, heads)
+
+
+def test_new_weights_repaint_the_cells_of_the_same_frame():
+    plots.FRAMES.clear()
+    rng = np.random.default_rng(1)
+    tokens, titles = [f"t{i}" for i in range(12)], [f"head {h}" for h in range(4)]
+    a = pixels(plots.heatmap_grid(causal_weights(rng, 4, 12), tokens, titles))
+    b = pixels(plots.heatmap_grid(causal_weights(rng, 4, 12), tokens, titles))
+    assert (plots.FRAMES.misses, plots.FRAMES.hits, len(plots.FRAMES)) == (1, 1, 1)  # drawn once, reused
+    (frame,) = plots.FRAMES._frames.values()
+    assert not frame.rgb.flags.writeable  # shared between request threads: never painted in place
+    y0, x0, h, w = frame.y0, frame.x0, len(frame.cell_row), len(frame.cell_col)
+    differs = np.any(a != b, axis=-1)
+    assert differs[y0 : y0 + h, x0 : x0 + w].sum() > 1000  # the cells changed ...
+    differs[y0 : y0 + h, x0 : x0 + w] = False
+    assert not differs.any()  # ... and nothing outside the image box (labels, titles) did
+    assert np.array_equal(a[:y0], frame.rgb[:y0])  # above the cells: the frame as drawn
+    plots.heatmap_grid(causal_weights(rng, 4, 12), tokens, ["other", "titles", "are a", "new frame"])
+    plots.heatmap_grid(causal_weights(rng, 4, 13), [*tokens, "x"], titles)
+    assert (plots.FRAMES.misses, len(plots.FRAMES)) == (3, 3)
+
+
+def test_short_sentences_still_have_their_values_written():
+    tokens, titles = ["a", "b", "c"], ["h"]
+    m = np.array([[1.0, -np.inf, -np.inf], [0.5, 0.5, -np.inf], [0.2, 0.3, 0.5]])
+    written = pixels(plots.heatmap_grid([m], tokens, titles))
+    assert written.shape == matplotlib_drawn([m], tokens, titles).shape
+    assert not np.array_equal(written, matplotlib_drawn([m], tokens, titles))  # the numbers are drawn on top
+
+
+def test_many_heads_of_a_short_sentence_skip_the_numbers_to_stay_fast():
+    tokens, titles = [str(i) for i in range(8)], [f"h{i}" for i in range(4)]  # 4 x 64 cells > 128
+    mats = [np.random.default_rng(i).random((8, 8)) for i in range(4)]
+    assert np.array_equal(pixels(plots.heatmap_grid(mats, tokens, titles)), matplotlib_drawn(mats, tokens, titles))
+
+
+def test_frame_cache_is_bounded_by_count_and_bytes():
+    from core import raster
+
+    def frame(nbytes: int) -> raster.Frame:
+        rgba = np.zeros((1, nbytes // 3, 4), dtype=np.uint8)
+        return raster.make_frame(rgba, 0, 0, np.zeros(0, dtype=np.int64), np.zeros(0, dtype=np.int64))
+
+    cache = raster.FrameCache(max_items=3, max_bytes=10**9)
+    for key in range(5):
+        cache.get(key, lambda: frame(30))
+    assert len(cache) == 3 and list(cache._frames) == [2, 3, 4]
+    cache.get(2, lambda: frame(30))  # a hit moves to the end: 3 goes next
+    cache.get(5, lambda: frame(30))
+    assert list(cache._frames) == [4, 2, 5]
+    by_bytes = raster.FrameCache(max_items=100, max_bytes=100)
+    for key in range(5):
+        by_bytes.get(key, lambda: frame(30))
+    assert len(by_bytes) == 3 and by_bytes.nbytes <= 100
+    by_bytes.get("huge", lambda: frame(300))  # larger than the bound on its own: kept alone, for this request
+    assert list(by_bytes._frames) == ["huge"]
+
+
+def test_concurrent_requests_draw_the_same_pixels():
+    from concurrent.futures import ThreadPoolExecutor
+
+    plots.FRAMES.clear()
+    rng = np.random.default_rng(2)
+    tokens, titles = [f"t{i}" for i in range(11)], [f"head {h}" for h in range(4)]
+    jobs = [causal_weights(rng, 4, 11) for _ in range(8)]
+    serial = [plots.heatmap_grid(m, tokens, titles) for m in jobs]
+    plots.FRAMES.clear()
+    with ThreadPoolExecutor(4) as pool:
+        assert list(pool.map(lambda m: plots.heatmap_grid(m, tokens, titles), jobs)) == serial
