@@ -8,7 +8,7 @@ ALIBI_STAMP := $(VENV)/.installed-alibi
 export GRADIO_ANALYTICS_ENABLED := False
 export HF_HUB_OFFLINE := 1
 
-.PHONY: run test lint install dev clean browser
+.PHONY: run test lint install dev clean browser cjk-font
 
 $(BIN)/python:
 	$(PY) -m venv $(VENV)
@@ -30,19 +30,26 @@ $(ALIBI_STAMP): $(STAMP) examples/alibi_plugin/pyproject.toml
 install: $(STAMP)
 dev: $(DEV_STAMP)
 
-run: $(STAMP)
+run: $(STAMP) cjk-font
 	GRADIO_SERVER_NAME=$${GRADIO_SERVER_NAME:-127.0.0.1} GRADIO_SERVER_PORT=$${GRADIO_SERVER_PORT:-7860} $(BIN)/python app.py
 
 lint: $(DEV_STAMP)
 	$(BIN)/ruff check .
 
-# The browser tests drive Debian's Chromium (never a downloaded one); install it when we can (root + apt).
+# Debian packages, installed when we can (root + apt), else a one-line hint; never fatal.
+# Chromium: the browser tests drive Debian's (never a downloaded one). fonts-wqy-microhei: CJK token labels.
+APT_INSTALL = { [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null && \
+	{ apt-get install -y -qq $(1) >/dev/null 2>&1 || { apt-get update -qq && apt-get install -y -qq $(1) >/dev/null; }; }; }
+
 browser:
-	@command -v chromium >/dev/null 2>&1 || [ -x /usr/bin/chromium ] || \
-	  { [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null && apt-get update -qq && apt-get install -y -qq chromium >/dev/null; } || \
+	@command -v chromium >/dev/null 2>&1 || [ -x /usr/bin/chromium ] || $(call APT_INSTALL,chromium) || \
 	  echo "Chromium is missing: install it (apt-get install -y chromium) or the browser tests will fail"
 
-test: $(DEV_STAMP) $(ALIBI_STAMP) browser
+cjk-font:
+	@fc-list 2>/dev/null | grep -qi "wqy\|cjk" || $(call APT_INSTALL,fonts-wqy-microhei) || \
+	  echo "No CJK font: Chinese tokens are labelled U+XXXX (apt-get install -y fonts-wqy-microhei)"
+
+test: $(DEV_STAMP) $(ALIBI_STAMP) browser cjk-font
 	$(BIN)/ruff check .
 	$(BIN)/python -m pytest -q
 

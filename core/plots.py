@@ -28,16 +28,31 @@ MASK_CMAP = ListedColormap(["#3b3b3b", "#f2a93b"])  # blocked dark, may attend a
 PNG_OPTIONS = {"compress_level": 1}  # fast zlib: these PNGs are small anyway
 
 
+CJK_FONTS = ("WenQuanYi Micro Hei", "Noto Sans CJK SC", "Noto Sans CJK JP", "Droid Sans Fallback")
+
+
 @lru_cache(maxsize=1)
-def _font() -> FT2Font:
-    return FT2Font(font_manager.findfont("DejaVu Sans"))
+def font_family() -> list[str]:
+    """DejaVu Sans, then the first CJK font installed (a Space gets one from packages.txt)."""
+    manager = font_manager.fontManager
+    if not any(f.name in CJK_FONTS for f in manager.ttflist):  # the font may be newer than matplotlib's cache
+        for path in font_manager.findSystemFonts():
+            if "wqy-microhei" in path or "NotoSansCJK" in path:
+                manager.addfont(path)
+    installed = {f.name for f in manager.ttflist}
+    return ["DejaVu Sans", *[name for name in CJK_FONTS if name in installed][:1]]
+
+
+@lru_cache(maxsize=1)
+def _fonts() -> tuple[FT2Font, ...]:
+    return tuple(FT2Font(font_manager.findfont(name, fallback_to_default=False)) for name in font_family())
 
 
 @lru_cache(maxsize=4096)
 def tick_label(token: str) -> str:
     """A token as matplotlib can draw it: '$' escaped (no mathtext); glyphs the font lacks as U+XXXX."""
-    font = _font()
-    if all(font.get_char_index(ord(c)) for c in token):
+    fonts = _fonts()
+    if all(any(font.get_char_index(ord(c)) for font in fonts) for c in token):
         return token.replace("$", r"\$")
     return " ".join(f"U+{ord(c):04X}" for c in token[:2]) + ("…" if len(token) > 2 else "")
 
@@ -158,12 +173,14 @@ def _token_labels(ax, text: list[str], rows: int, cols: int, gap: int) -> None:
     ax.set_yticks([])
     ax.set_frame_on(False)
     below, left = ax.get_xaxis_transform(), ax.get_yaxis_transform()  # (data x, axes y), (axes x, data y)
+    family = font_family()  # glyphs DejaVu lacks (CJK) come from the fallback font
     for r in range(rows):
         for i, t in enumerate(text):
-            ax.text(-0.01, r * gap + i, t, transform=left, ha="right", va="center", fontsize=8)
+            ax.text(-0.01, r * gap + i, t, transform=left, ha="right", va="center", fontsize=8, family=family)
     for c in range(cols):
         for j, t in enumerate(text):
-            ax.text(c * gap + j, -0.01, t, transform=below, ha="center", va="top", rotation=90, fontsize=8)
+            ax.text(c * gap + j, -0.01, t, transform=below, ha="center", va="top", rotation=90, fontsize=8,
+                    family=family)
 
 
 def _label_pad(tokens: Sequence[str]) -> float:

@@ -40,7 +40,14 @@ def test_more_heads_make_a_bigger_figure_and_four_heads_are_a_square_grid():
 def test_tick_labels_escape_mathtext_and_replace_missing_glyphs():
     assert plots.tick_label("$x$") == r"\$x\$"
     assert plots.tick_label("cat") == "cat"
-    assert plots.tick_label("你") == "U+4F60"  # DejaVu has no CJK: show the code point, not a box
+    assert plots.tick_label("𓀀") == "U+13000"  # no font of ours has it: show the code point, not a box
+
+
+def test_cjk_tokens_keep_their_characters_through_the_fallback_font():
+    # the CJK font comes from Debian's fonts-wqy-microhei (packages.txt on a Space, .ci/run and make test here)
+    assert len(plots.font_family()) == 2, "no CJK font installed: apt-get install fonts-wqy-microhei"
+    assert plots.tick_label("你") == "你" and plots.tick_label("语言") == "语言"
+    assert plots.labels(["我", "爱"]) == ["0 我", "1 爱"]
     assert plots.labels(["a", "a"]) == ["0 a", "1 a"]  # repeated words stay distinct
 
 
