@@ -88,6 +88,7 @@ def heatmap_grid(
     xlabel: str = "key (attended to)",
     ylabel: str = "query (attending)",
     max_cols: int = 4,
+    annotate: bool = True,
 ) -> str:
     """Several (T, T) heatmaps as ONE image on one axes (white gaps between): one set of ticks, set once.
 
@@ -108,7 +109,7 @@ def heatmap_grid(
     shown = np.where(np.isneginf(canvas), lo, canvas)  # -inf drawn at the low end; NaN gaps white
     colours = _cmap(cmap).with_extremes(bad="white")
     layout = (tuple(tokens), tuple(titles[: len(mats)]), rows, cols, xlabel, ylabel)
-    if T <= ANNOTATE_MAX_T and len(mats) * T * T <= ANNOTATE_MAX_CELLS:
+    if annotate and T <= ANNOTATE_MAX_T and len(mats) * T * T <= ANNOTATE_MAX_CELLS:
         return _draw(canvas, colours, lo, hi, layout, annotate=True)
     frame = FRAMES.get(layout, lambda: _draw_frame(canvas.shape, layout))
     return raster.png_data_url(raster.paint(frame, shown, colours, lo, hi), PNG_OPTIONS["compress_level"])
@@ -214,7 +215,7 @@ def mask_image(mask: np.ndarray, title: str = "mask") -> str:
 @lru_cache(maxsize=256)
 def _mask_image(packed: bytes, T: int, title: str) -> str:
     mask = np.frombuffer(packed, dtype=bool).reshape(T, T)
-    return heatmap_grid([mask.astype(float)], [""] * T, [title], cmap=MASK_CMAP)  # labels: positions
+    return heatmap_grid([mask.astype(float)], [""] * T, [title], cmap=MASK_CMAP, annotate=False)  # no 1.00/0.00
 
 
 def bars(values: Sequence[float], tokens: Sequence[str], highlight: int, title: str, ylabel: str) -> str:
