@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import math
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -13,6 +12,7 @@ from torch import Tensor
 from .attention import AttentionModule, AttentionTrace
 from .config import AttentionConfig, ConfigError, Option
 from .probes import perturb_position
+from .session import seeded_init
 from .variant import Variant
 
 B, T = 2, 6  # a batch of two short sequences is enough to see every rule broken
@@ -51,21 +51,11 @@ class _Subject:
         module = self.variant.build(config)
         if not isinstance(module, AttentionModule):
             raise CheckFailed(f"build() returned a {type(module).__name__}, not an AttentionModule")
-        return _reinit(module).eval()
+        return seeded_init(module, 0).eval()  # private generator: torch's global RNG is never seeded
 
     @property
     def padding(self) -> Tensor:
         return torch.arange(T)[None, :] < torch.tensor(self.lengths)[:, None]  # (B, T) True = real
-
-
-def _reinit(module: AttentionModule) -> AttentionModule:
-    """Same weights every build, from a private generator: torch's global RNG is never seeded (the app is threaded)."""
-    g = torch.Generator().manual_seed(0)
-    with torch.no_grad():
-        for p in module.parameters():
-            bound = 1 / math.sqrt(p.shape[-1] if p.dim() else 1)  # nn.Linear's default scale, U(-b, b)
-            p.copy_(torch.rand(p.shape, generator=g) * 2 * bound - bound)
-    return module
 
 
 def _check_options(variant: Variant) -> None:
