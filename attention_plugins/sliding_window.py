@@ -6,19 +6,16 @@ import torch
 from torch import Tensor
 
 from core import AttentionModule, Option, Variant, hookimpl
-from core.banded import banded_attention
-from core.masks import sliding_window_mask
+from core.banded import band_allowed, banded_attention
 
 
 class SlidingWindowAttention(AttentionModule):
     """Multi-head attention whose mask is a band of width `window` (plus every stride-th column)."""
 
     def allowed(self, T: int, device: torch.device | str | None = None) -> Tensor | None:
-        window, stride = int(self.config.options["window"]), int(self.config.options["stride"])
-        band = sliding_window_mask(T, window, stride, device=device)  # (T, T)
-        if not self.config.causal:  # the control: the band reaches both ways
-            band = band | band.T
-        return band
+        """The band (plus strided columns); with causal=False, the control, it reaches both ways.  (T, T)"""
+        options = self.config.options
+        return band_allowed(T, int(options["window"]), int(options["stride"]), self.config.causal, device)
 
     def fast_attention(self, q: Tensor, k: Tensor, v: Tensor, key_padding_mask: Tensor | None = None) -> Tensor:
         """Banded kernel: memory O(T·window), no (T, T) mask; trace() keeps the dense allowed()."""

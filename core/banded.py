@@ -13,7 +13,7 @@ import torch
 import torch.nn.functional as F
 from torch import Tensor
 
-from .masks import sliding_window_mask
+from .masks import combine_masks, sliding_window_mask
 
 # Queries per block. On a 2-core CPU small blocks waste the least work (T·(BLOCK+window)
 # scores instead of T·window) and stay in cache; measured with w = 4..1024 at T = 8192.
@@ -143,8 +143,7 @@ def _dense(
 ) -> Tensor:
     """Short sequences: the dense band is no bigger than the blocks would be; one SDPA call."""
     T = q.shape[2]
-    mask = band_allowed(T, window, stride, causal, q.device)[None, None]  # (1, 1, T, T)
-    if key_padding_mask is not None:
-        mask = mask & key_padding_mask[:, None, None, :]  # (B, 1, T, T)
+    mask = band_allowed(T, window, stride, causal, q.device)  # (T, T)
+    mask = combine_masks(mask, key_padding_mask) if key_padding_mask is not None else mask[None, None]
     mask = mask | ~mask.any(-1, keepdim=True)  # padding rows see all, then get zeroed
     return F.scaled_dot_product_attention(q, k, v, attn_mask=mask, dropout_p=dropout_p, scale=scale)
