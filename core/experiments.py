@@ -113,6 +113,13 @@ def sample(model: GPT, tokenizer: Tokenizer, prompt: str = "the", n: int = 20, s
     return tokenizer.decode(out[0].tolist())
 
 
+def _twins(first: GPT, second: GPT, a: str, b: str) -> dict[str, GPT]:
+    """Two models that differ only in their config start from identical weights, even if another
+    server thread drew from torch's global RNG between the two builds."""
+    second.load_state_dict(first.state_dict())
+    return {a: first, b: second}
+
+
 def _small_gpt(p: MaskParams, causal: bool) -> GPT:
     torch.manual_seed(p.seed)  # both models start from the same weights
     return GPT(GPTConfig(vocab_size=len(Tokenizer.from_lexicon()), context_length=p.context_length,
@@ -127,7 +134,7 @@ def mask_experiment(p: MaskParams = MaskParams(), stop: threading.Event | None =
 def _mask_run(p: MaskParams, stop: threading.Event | None, every: int) -> Iterator[MaskRun]:
     t0, run = time.perf_counter(), MaskRun(p)
     settings = TrainSettings(steps=p.steps, batch_size=p.batch_size, lr=p.lr, min_lr=p.lr / 10, warmup=10, seed=p.seed)
-    models = {"masked": _small_gpt(p, True), "unmasked": _small_gpt(p, False)}
+    models = _twins(_small_gpt(p, True), _small_gpt(p, False), "masked", "unmasked")
     trainers = {k: Trainer(m, _text(0), settings) for k, m in models.items()}
     x, y = _probe(p.context_length)
     for step in range(p.steps):
@@ -229,7 +236,7 @@ def _scale_run(p: ScaleParams, stop: threading.Event | None, every: int) -> Iter
     t0, run = time.perf_counter(), ScaleRun(p)
     T = p.context_length
     run.uniform_entropy = sum(math.log(t + 1) for t in range(1, T)) / (T - 1)
-    models = {"scaled": _wide_gpt(p, True), "unscaled": _wide_gpt(p, False)}
+    models = _twins(_wide_gpt(p, True), _wide_gpt(p, False), "scaled", "unscaled")
     opts = {k: torch.optim.AdamW(m.parameters(), lr=p.lr, betas=(0.9, 0.95)) for k, m in models.items()}
     gen = torch.Generator().manual_seed(p.seed)
     for step in range(p.steps):
