@@ -6,18 +6,19 @@ import base64
 import io
 import math
 import warnings
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
+from dataclasses import replace
 from functools import lru_cache
-from typing import Any
+from typing import Any, NamedTuple
 
 import numpy as np
 from matplotlib import colormaps, font_manager
 from matplotlib.backends.backend_agg import FigureCanvasAgg
-from matplotlib.colors import Colormap, ListedColormap
+from matplotlib.colors import Colormap, ListedColormap, Normalize
 from matplotlib.figure import Figure
 from matplotlib.ft2font import FT2Font
 
-from . import raster
+from . import raster, sprites
 
 DPI = 80
 ANNOTATE_MAX_T = 8  # write the value in each cell up to this many tokens (readable in a 25 px cell)
@@ -90,12 +91,11 @@ def heatmap_grid(
     max_cols: int = 4,
     annotate: bool = True,
 ) -> str:
-    """Several (T, T) heatmaps as ONE image on one axes (white gaps between): one set of ticks, set once.
+    """Several (T, T) heatmaps as ONE image on one axes (white gaps between): one set of labels.
 
-    One axes instead of one per head is what keeps this fast: matplotlib's cost is in Tick objects
-    and text, not in pixels. Values are written in the cells for short sentences and few heads
-    (T <= ANNOTATE_MAX_T and at most ANNOTATE_MAX_CELLS cells, e.g. 2 heads x 8 tokens, drawn by
-    matplotlib); otherwise a cached frame (labels, titles) is reused and only the cells are coloured.
+    Matplotlib draws the frame (titles, axis labels, where the cells go) once per shape; each request
+    colours the cells and stamps the token labels and, for short sentences (T <= ANNOTATE_MAX_T and at
+    most ANNOTATE_MAX_CELLS cells), the values from text sprites matplotlib drew once (core.sprites).
     """
     T, gap = len(tokens), len(tokens) + 1
     rows, cols = _grid(len(mats), max_cols)
@@ -108,48 +108,90 @@ def heatmap_grid(
     hi = vmax if vmax is not None else (finite.max() if finite.size else 1.0)
     shown = np.where(np.isneginf(canvas), lo, canvas)  # -inf drawn at the low end; NaN gaps white
     colours = _cmap(cmap).with_extremes(bad="white")
-    layout = (tuple(tokens), tuple(titles[: len(mats)]), rows, cols, xlabel, ylabel)
-    if annotate and T <= ANNOTATE_MAX_T and len(mats) * T * T <= ANNOTATE_MAX_CELLS:
-        return _draw(canvas, colours, lo, hi, layout, annotate=True)
+    layout = Layout(T, tuple(titles[: len(mats)]), rows, cols, xlabel, ylabel, _label_pad(tokens, rows, cols))
     frame = FRAMES.get(layout, lambda: _draw_frame(canvas.shape, layout))
-    return raster.png_data_url(raster.paint(frame, shown, colours, lo, hi), PNG_OPTIONS["compress_level"])
+    rgb = raster.paint(frame, shown, colours, lo, hi)  # (H, W, 3)
+    left, below = label_styles()
+    for (x, y), text in zip(frame.anchors["ylabels"].reshape(-1, 2), labels(tokens) * rows, strict=True):
+        sprites.stamp(rgb, text, left, x, y)
+    for (x, y), text in zip(frame.anchors["xlabels"].reshape(-1, 2), labels(tokens) * cols, strict=True):
+        sprites.stamp(rgb, text, below, x, y)
+    if annotate and T <= ANNOTATE_MAX_T and len(mats) * T * T <= ANNOTATE_MAX_CELLS:
+        cell_rgb = colours(Normalize(lo, hi)(shown), bytes=True)[..., :3]  # (h, w, 3): what paint coloured
+        for (i, j), text, color in values(canvas, (lo + hi) / 2):
+            x, y = frame.anchors["cells"][i, j]
+            sprites.stamp(rgb, text, replace(VALUE, color=color), x, y, bg=tuple(cell_rgb[i, j]))
+    return raster.png_data_url(rgb, PNG_OPTIONS["compress_level"])
 
 
-Layout = tuple[tuple[str, ...], tuple[str, ...], int, int, str, str]  # tokens, titles, rows, cols, xlabel, ylabel
-FRAMES = raster.FrameCache()  # drawn frames per layout (tokens, titles, grid shape, axis labels)
+class Layout(NamedTuple):
+    """What a heatmap frame depends on (not the tokens' words: those are stamped per request)."""
+
+    T: int
+    titles: tuple[str, ...]
+    rows: int
+    cols: int
+    xlabel: str
+    ylabel: str
+    label_pad: float  # points between the cells and the axis titles: room for the longest token label
+
+
+FRAMES = raster.FrameCache()  # drawn frames per Layout
+VALUE = sprites.Style(6.5, dpi=DPI)  # a weight written in its cell
+
+
+@lru_cache(maxsize=1)
+def label_styles() -> tuple[sprites.Style, sprites.Style]:
+    """Token labels left of each row of blocks, and below each column (CJK glyphs from the fallback font)."""
+    family = tuple(font_family())
+    return (sprites.Style(8, ha="right", va="center", family=family, dpi=DPI),
+            sprites.Style(8, ha="center", va="top", rotation=90, family=family, dpi=DPI))
+
+
+def values(canvas: np.ndarray, mid: float) -> Iterator[tuple[tuple[int, int], str, str]]:
+    """((row, col), text, colour) for each cell to write: dark on light cells, light on dark; -inf as -∞."""
+    for (i, j), val in np.ndenumerate(canvas):
+        if np.isnan(val):
+            continue
+        text = f"{val:.2f}" if np.isfinite(val) else ("-∞" if val < 0 else "∞")
+        yield (i, j), text, "black" if np.isfinite(val) and val > mid else "white"
 
 
 def _figure(canvas: np.ndarray, colours: Colormap, lo: float, hi: float, layout: Layout) -> tuple[Figure, Any]:
-    """The figure with its image, token labels, axis labels and titles (no cell values)."""
-    tokens, titles, rows, cols, xlabel, ylabel = layout
-    T, gap = len(tokens), len(tokens) + 1
-    side = max(1.4, CELL_IN * T)  # inches per heatmap
-    width, height = cols * (side + 0.1) + 1.2, rows * (side + 0.3) + 1.5  # top: room for gr.Plot's label
-    fig = Figure(figsize=(width, height), dpi=DPI)
-    ax = fig.add_axes((1.1 / width, 1.0 / height, 1 - 1.2 / width, 1 - 1.7 / height))
+    """The figure with its image, axis labels and titles (token labels and values are stamped later).
+
+    Its size is a whole number of pixels, so display coordinates and pixel rows line up exactly.
+    """
+    T, gap = layout.T, layout.T + 1
+    box_w, box_h = _axes_box(T, layout.rows, layout.cols)
+    margin = max(1.1, layout.label_pad / 72 + 0.3)  # left and bottom: token labels, then the axis title
+    width, height = round((box_w + margin + 0.1) * DPI) / DPI, round((box_h + margin + 0.7) * DPI) / DPI
+    fig = Figure(figsize=(width, height), dpi=DPI)  # whole pixels; the top has room for gr.Plot's label
+    ax = fig.add_axes((margin / width, margin / height, 1 - (margin + 0.1) / width, 1 - (margin + 0.7) / height))
     ax.imshow(canvas, cmap=colours, vmin=lo, vmax=hi, interpolation="nearest")
-    _token_labels(ax, labels(tokens), rows, cols, gap)
-    ax.set_xlabel(xlabel, fontsize=8, labelpad=_label_pad(tokens))
-    ax.set_ylabel(ylabel, fontsize=8, labelpad=_label_pad(tokens))
-    for idx, title in enumerate(titles):
-        r, c = divmod(idx, cols)
+    ax.set_xticks([])
+    ax.set_yticks([])
+    ax.set_frame_on(False)
+    ax.set_xlabel(layout.xlabel, fontsize=8, labelpad=layout.label_pad)
+    ax.set_ylabel(layout.ylabel, fontsize=8, labelpad=layout.label_pad)
+    for idx, title in enumerate(layout.titles):
+        r, c = divmod(idx, layout.cols)
         ax.text(c * gap + (T - 1) / 2, r * gap - 0.75, title, ha="center", va="bottom", fontsize=9)
     return fig, ax
 
 
-def _draw(canvas: np.ndarray, colours: Colormap, lo: float, hi: float, layout: Layout, annotate: bool) -> str:
-    """The whole figure drawn by matplotlib (values, -inf as -∞, written in the cells if `annotate`)."""
-    fig, ax = _figure(np.where(np.isneginf(canvas), lo, canvas), colours, lo, hi, layout)
-    if annotate:
-        _annotate(ax, canvas, (lo + hi) / 2)
-    return to_data_url(fig)
+def _axes_box(T: int, rows: int, cols: int) -> tuple[float, float]:
+    """Inches for the axes that hold every block: a block per head, with room for the titles."""
+    side = max(1.4, CELL_IN * T)  # inches per heatmap
+    return cols * (side + 0.1), rows * (side + 0.3)
 
 
 def _draw_frame(shape: tuple[int, int], layout: Layout) -> raster.Frame:
-    """The figure with every cell blank (white), drawn once per layout; and where its cells land.
+    """The figure with every cell blank (white), drawn once per layout; where its cells land; and the
+    whole-pixel anchors of its token labels and cell values.
 
-    Where: the same figure redrawn (text hidden) with an index image, so the pixel -> cell mapping is
-    matplotlib's own (it rounds the image box to whole pixels and stretches to fill it).
+    Where the cells land: the same figure redrawn (text hidden) with an index image, so the pixel ->
+    cell mapping is matplotlib's own (it rounds the image box to whole pixels and stretches to fill it).
     """
     fig, ax = _figure(np.full(shape, np.nan), _cmap(WEIGHTS_CMAP).with_extremes(bad="white"), 0.0, 1.0, layout)
     agg = FigureCanvasAgg(fig)
@@ -165,42 +207,38 @@ def _draw_frame(shape: tuple[int, int], layout: Layout) -> raster.Frame:
     image.set_clim(0, shape[0] * shape[1])
     agg.draw()
     y0, x0, cell_row, cell_col = raster.decode_cells(np.asarray(agg.buffer_rgba()), shape)
-    return raster.make_frame(rgb, y0, x0, cell_row, cell_col)
+    return raster.make_frame(rgb, y0, x0, cell_row, cell_col, anchors=_anchors(ax, layout, shape))
 
 
-def _token_labels(ax, text: list[str], rows: int, cols: int, gap: int) -> None:
-    """Token names beside each block as plain Text: no Tick objects (they cost most of a draw)."""
-    ax.set_xticks([])
-    ax.set_yticks([])
-    ax.set_frame_on(False)
-    below, left = ax.get_xaxis_transform(), ax.get_yaxis_transform()  # (data x, axes y), (axes x, data y)
-    family = font_family()  # glyphs DejaVu lacks (CJK) come from the fallback font
-    for r in range(rows):
-        for i, t in enumerate(text):
-            ax.text(-0.01, r * gap + i, t, transform=left, ha="right", va="center", fontsize=8, family=family)
-    for c in range(cols):
-        for j, t in enumerate(text):
-            ax.text(c * gap + j, -0.01, t, transform=below, ha="center", va="top", rotation=90, fontsize=8,
-                    family=family)
+def _anchors(ax, layout: Layout, shape: tuple[int, int]) -> dict[str, np.ndarray]:
+    """Display-pixel anchors (x, y up), rounded to whole pixels (see core.sprites) for: token labels
+    left of each block row (rows, T, 2), below each block column (cols, T, 2), and cell centres (h, w, 2)."""
+    T, gap = layout.T, layout.T + 1
+    pos = np.arange(T, dtype=float)
+    left = [np.column_stack([np.full(T, -0.01), r * gap + pos]) for r in range(layout.rows)]  # (axes x, data y)
+    below = [np.column_stack([c * gap + pos, np.full(T, -0.01)]) for c in range(layout.cols)]  # (data x, axes y)
+    jj, ii = np.meshgrid(np.arange(shape[1], dtype=float), np.arange(shape[0], dtype=float))
+    cells = ax.transData.transform(np.column_stack([jj.ravel(), ii.ravel()])).reshape(*shape, 2)
+    return {
+        "ylabels": np.rint(ax.get_yaxis_transform().transform(np.concatenate(left))).astype(int).reshape(-1, T, 2),
+        "xlabels": np.rint(ax.get_xaxis_transform().transform(np.concatenate(below))).astype(int).reshape(-1, T, 2),
+        "cells": np.rint(cells).astype(int),
+    }
 
 
-def _label_pad(tokens: Sequence[str]) -> float:
-    """Room (points) for the longest token label between the axes and its axis title."""
-    return 4 + 5.2 * max((len(t) for t in labels(tokens)), default=1)
+def _label_pad(tokens: Sequence[str], rows: int, cols: int) -> float:
+    """Room (points) between the cells and the axis titles: the longest token label as drawn, the gap
+    before it (1% of the axes, see _anchors) and a margin, in steps of 6 px so similar sentences share a frame."""
+    left, below = label_styles()
+    width = max((-sprites.sprite(t, left, sprites.WHITE).dx for t in labels(tokens)), default=0)
+    depth = max((sprites.sprite(t, below, sprites.WHITE).dy + sprites.sprite(t, below, sprites.WHITE).rgb.shape[0]
+                 for t in labels(tokens)), default=0)
+    px = max(width, depth) + 0.01 * max(_axes_box(len(tokens), rows, cols)) * DPI + 4
+    return math.ceil(px / 6) * 6 * 72 / DPI
 
 
 def _cmap(cmap: str | Colormap) -> Colormap:
     return colormaps[cmap] if isinstance(cmap, str) else cmap
-
-
-def _annotate(ax, canvas: np.ndarray, mid: float) -> None:
-    """Write each value in its cell, dark on light cells and light on dark ones; -inf as -∞."""
-    for (i, j), val in np.ndenumerate(canvas):
-        if np.isnan(val):
-            continue
-        text = f"{val:.2f}" if np.isfinite(val) else ("-∞" if val < 0 else "∞")
-        ax.text(j, i, text, ha="center", va="center", fontsize=6.5,
-                color="black" if np.isfinite(val) and val > mid else "white")
 
 
 def mask_image(mask: np.ndarray, title: str = "mask") -> str:

@@ -1,10 +1,10 @@
 """Frame-cached heatmaps: matplotlib draws the text once, each request only colours the cell pixels.
 
-A heatmap figure is mostly text (token labels, titles, axis labels) and text is what costs in a draw.
-The text depends on the tokens and titles, not on the weights, so `core.plots` draws the figure once
-with an all-blank image, keeps its pixels here as a `Frame`, and later requests paint the cells into
-a copy with numpy (nearest-neighbour, the same pixel -> cell mapping matplotlib's 'nearest' uses)
-and encode it with PIL. Frames are read-only and shared between threads; painting works on a copy.
+A heatmap figure is mostly text, and text is what costs in a draw. `core.plots` draws a figure once
+per shape with an all-blank image, keeps its pixels here as a `Frame` (with the anchors where its
+per-request text goes), and each request paints the cells into a copy with numpy (nearest-neighbour,
+the same pixel -> cell mapping matplotlib's 'nearest' uses) and encodes it with PIL. Frames are
+read-only and shared between threads; painting works on a copy.
 """
 
 from __future__ import annotations
@@ -13,14 +13,15 @@ import base64
 import io
 import threading
 from collections import OrderedDict
-from collections.abc import Callable, Hashable
-from dataclasses import dataclass
+from collections.abc import Callable, Hashable, Mapping
+from dataclasses import dataclass, field
+from types import MappingProxyType
 
 import numpy as np
 from matplotlib.colors import Colormap, ListedColormap, Normalize
 from PIL import Image
 
-MAX_FRAMES = 64  # frames kept (one per tokens x titles x grid shape) ...
+MAX_FRAMES = 64  # frames kept (one per length x titles x grid shape x label room) ...
 MAX_FRAME_BYTES = 192 * 2**20  # ... and at most this many bytes of them (64 tokens x 4 heads is ~35 MB)
 
 
@@ -33,10 +34,11 @@ class Frame:
     x0: int  # first pixel column of the image box
     cell_row: np.ndarray  # (h_px,) canvas row shown at pixel row y0 + k
     cell_col: np.ndarray  # (w_px,) canvas column shown at pixel column x0 + k
+    anchors: Mapping[str, np.ndarray] = field(default_factory=dict)  # name -> (..., 2) display pixels for text
 
     @property
     def nbytes(self) -> int:
-        return self.rgb.nbytes + self.cell_row.nbytes + self.cell_col.nbytes
+        return sum(a.nbytes for a in (self.rgb, self.cell_row, self.cell_col, *self.anchors.values()))
 
 
 def index_cmap(n: int) -> ListedColormap:
@@ -70,22 +72,37 @@ def decode_cells(rgba: np.ndarray, shape: tuple[int, int]) -> tuple[int, int, np
     return y0, x0, cell_row, cell_col
 
 
-def make_frame(rgb: np.ndarray, y0: int, x0: int, cell_row: np.ndarray, cell_col: np.ndarray) -> Frame:
+def make_frame(rgb: np.ndarray, y0: int, x0: int, cell_row: np.ndarray, cell_col: np.ndarray,
+               anchors: Mapping[str, np.ndarray] | None = None) -> Frame:
     rgb = np.ascontiguousarray(rgb[..., :3])  # (H, W, 3) uint8, our own copy
-    for a in (rgb, cell_row, cell_col):
+    anchors = MappingProxyType(dict(anchors or {}))
+    for a in (rgb, cell_row, cell_col, *anchors.values()):
         a.flags.writeable = False
-    return Frame(rgb, y0, x0, cell_row, cell_col)
+    return Frame(rgb, y0, x0, cell_row, cell_col, anchors)
 
 
 def paint(frame: Frame, canvas: np.ndarray, cmap: Colormap, lo: float, hi: float) -> np.ndarray:
     """A copy of the frame with the finite cells of `canvas` (h, w) coloured; NaN/inf keep the frame (white)."""
     colours = cmap(Normalize(lo, hi)(canvas), bytes=True)[..., :3]  # (h, w, 3) uint8
     shown = np.isfinite(canvas)  # (h, w)
-    ix = np.ix_(frame.cell_row, frame.cell_col)
     out = frame.rgb.copy()
     box = out[frame.y0 : frame.y0 + len(frame.cell_row), frame.x0 : frame.x0 + len(frame.cell_col)]
-    np.copyto(box, colours[ix], where=shown[ix][..., None])  # gaps keep the frame's pixels (titles live there)
+    used_rows, used_cols = shown.any(axis=1), shown.any(axis=0)  # (h,), (w,)
+    if not shown[np.ix_(used_rows, used_cols)].all():  # holes inside blocks: a masked copy (slower)
+        ix = np.ix_(frame.cell_row, frame.cell_col)
+        np.copyto(box, colours[ix], where=shown[ix][..., None])  # gaps keep the frame's pixels (titles live there)
+        return out
+    for r0, r1 in _runs(used_rows[frame.cell_row]):  # the blocks: whole rectangles, no mask needed
+        rows = colours.take(frame.cell_row[r0:r1], axis=0)  # (r1-r0, w, 3)
+        for c0, c1 in _runs(used_cols[frame.cell_col]):
+            box[r0:r1, c0:c1] = rows.take(frame.cell_col[c0:c1], axis=1)
     return out
+
+
+def _runs(flags: np.ndarray) -> list[tuple[int, int]]:
+    """[start, stop) of each run of True in a 1-D bool array."""
+    edges = np.flatnonzero(np.diff(np.concatenate([[False], flags, [False]]).astype(np.int8)))
+    return list(zip(edges[::2].tolist(), edges[1::2].tolist(), strict=True))
 
 
 def png_data_url(rgb: np.ndarray, compress_level: int = 1) -> str:

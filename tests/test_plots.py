@@ -89,8 +89,12 @@ def pixels(url: str) -> np.ndarray:
     return np.asarray(png(url).convert("RGB"))
 
 
-def matplotlib_drawn(mats, tokens, titles, vmin=0.0, vmax=1.0, cmap="viridis", max_cols=4) -> np.ndarray:
-    """The same figure drawn wholly by matplotlib (what heatmap_grid did for every T before frames)."""
+def matplotlib_drawn(mats, tokens, titles, vmin=0.0, vmax=1.0, cmap="viridis", max_cols=4, annotate=False):
+    """The same figure drawn wholly by matplotlib in one draw: the image, then every label and value as a
+    Text at the frame's whole-pixel anchors (what heatmap_grid stamps from sprites instead)."""
+    from matplotlib.backends.backend_agg import FigureCanvasAgg
+    from matplotlib.transforms import IdentityTransform
+
     T, gap = len(tokens), len(tokens) + 1
     rows, cols = plots._grid(len(mats), max_cols)
     canvas = np.full((rows * gap - 1, cols * gap - 1), np.nan)
@@ -100,8 +104,23 @@ def matplotlib_drawn(mats, tokens, titles, vmin=0.0, vmax=1.0, cmap="viridis", m
     finite = canvas[np.isfinite(canvas)]
     lo = finite.min() if vmin is None else vmin
     hi = finite.max() if vmax is None else vmax
-    layout = (tuple(tokens), tuple(titles), rows, cols, "key (attended to)", "query (attending)")
-    return pixels(plots._draw(canvas, plots._cmap(cmap).with_extremes(bad="white"), lo, hi, layout, annotate=False))
+    layout = plots.Layout(T, tuple(titles), rows, cols, "key (attended to)", "query (attending)",
+                          plots._label_pad(tokens, rows, cols))
+    anchors = plots._draw_frame(canvas.shape, layout).anchors
+    colours = plots._cmap(cmap).with_extremes(bad="white")
+    fig, _ = plots._figure(np.where(np.isneginf(canvas), lo, canvas), colours, lo, hi, layout)
+    texts = [(style, xy, text)
+             for style, name, n in zip(plots.label_styles(), ("ylabels", "xlabels"), (rows, cols), strict=True)
+             for xy, text in zip(anchors[name].reshape(-1, 2), plots.labels(tokens) * n, strict=True)]
+    if annotate:
+        texts += [(plots.replace(plots.VALUE, color=color), anchors["cells"][i, j], text)
+                  for (i, j), text, color in plots.values(canvas, (lo + hi) / 2)]
+    for style, (x, y), text in texts:
+        fig.text(x, y, text, transform=IdentityTransform(), ha=style.ha, va=style.va, rotation=style.rotation,
+                 fontsize=style.size, color=style.color, **({"family": list(style.family)} if style.family else {}))
+    agg = FigureCanvasAgg(fig)
+    agg.draw()
+    return np.asarray(agg.buffer_rgba())[..., :3].copy()
 
 
 def causal_weights(rng, heads: int, T: int) -> list[np.ndarray]:
@@ -144,15 +163,49 @@ def test_new_weights_repaint_the_cells_of_the_same_frame():
     assert (plots.FRAMES.misses, len(plots.FRAMES)) == (3, 3)
 
 
-def test_short_sentences_still_have_their_values_written():
+def test_short_sentences_have_their_values_written_as_matplotlib_writes_them():
     tokens, titles = ["a", "b", "c"], ["h"]
     m = np.array([[1.0, -np.inf, -np.inf], [0.5, 0.5, -np.inf], [0.2, 0.3, 0.5]])
     written = pixels(plots.heatmap_grid([m], tokens, titles))
-    assert written.shape == matplotlib_drawn([m], tokens, titles).shape
-    assert not np.array_equal(written, matplotlib_drawn([m], tokens, titles))  # the numbers are drawn on top
+    assert not np.array_equal(written, matplotlib_drawn([m], tokens, titles))  # the numbers are drawn on top ...
+    assert np.array_equal(written, matplotlib_drawn([m], tokens, titles, annotate=True))  # ... exactly like this
+    rng = np.random.default_rng(5)
+    for T, heads, vmin, vmax, cmap in [(8, 2, 0.0, 1.0, "viridis"), (5, 3, None, None, "magma")]:
+        mats = causal_weights(rng, heads, T)
+        mats[0][0, 1] = -np.inf
+        toks, names = [f"w{i}" for i in range(T)], [f"head {h}" for h in range(heads)]
+        fast = pixels(plots.heatmap_grid(mats, toks, names, vmin=vmin, vmax=vmax, cmap=cmap))
+        assert np.array_equal(fast, matplotlib_drawn(mats, toks, names, vmin, vmax, cmap, annotate=True)), (T, heads)
 
 
-def test_many_heads_of_a_short_sentence_skip_the_numbers_to_stay_fast():
+def test_text_anchors_sit_in_the_middle_of_their_cells_rows_and_columns():
+    tokens, titles = [f"t{i}" for i in range(6)], [f"head {h}" for h in range(4)]
+    plots.heatmap_grid(causal_weights(np.random.default_rng(3), 4, 6), tokens, titles)
+    frame = next(f for key, f in plots.FRAMES._frames.items() if key.T == 6 and key.titles == tuple(titles))
+    H = frame.rgb.shape[0]
+
+    def span(cells: np.ndarray, start: int, k: int) -> tuple[float, float]:
+        px = start + np.flatnonzero(cells == k)  # the pixel rows (or columns) that show canvas row (column) k
+        return px.min(), px.max()
+
+    for (i, j) in [(0, 0), (2, 5), (8, 9), (12, 12)]:  # head 0, head 1, head 2, head 3 cells
+        x, y = frame.anchors["cells"][i, j]
+        r0, r1 = span(frame.cell_row, frame.y0, i)
+        c0, c1 = span(frame.cell_col, frame.x0, j)
+        assert abs((H - y) - (r0 + r1 + 1) / 2) <= 1 and abs(x - (c0 + c1 + 1) / 2) <= 1
+    for r in range(2):  # labels left of each block row: level with their row, left of the cells
+        for i in range(6):
+            x, y = frame.anchors["ylabels"][r, i]
+            r0, r1 = span(frame.cell_row, frame.y0, r * 7 + i)
+            assert abs((H - y) - (r0 + r1 + 1) / 2) <= 1 and x < frame.x0
+    for c in range(2):  # ... and below each block column
+        for j in range(6):
+            x, y = frame.anchors["xlabels"][c, j]
+            c0, c1 = span(frame.cell_col, frame.x0, c * 7 + j)
+            assert abs(x - (c0 + c1 + 1) / 2) <= 1 and H - y > frame.y0 + len(frame.cell_row)
+
+
+def test_many_heads_of_a_short_sentence_skip_the_numbers_to_stay_readable():
     tokens, titles = [str(i) for i in range(8)], [f"h{i}" for i in range(4)]  # 4 x 64 cells > 128
     mats = [np.random.default_rng(i).random((8, 8)) for i in range(4)]
     assert np.array_equal(pixels(plots.heatmap_grid(mats, tokens, titles)), matplotlib_drawn(mats, tokens, titles))
