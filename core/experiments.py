@@ -2,11 +2,13 @@
 
 Each run is a generator of snapshots (so a UI can draw the curve as it grows), stops when asked
 (a threading.Event, or simply closing the generator), and is cached: a second identical request
-gets the finished result at once. Losses are in bits per word.
+gets the finished result at once, and one arriving while it trains watches the same run instead of
+training it again. Losses are in bits per word.
 """
 
 from __future__ import annotations
 
+import copy
 import math
 import threading
 import time
@@ -23,8 +25,30 @@ from .corpus import Tokenizer
 from .model import GPT, GPTConfig
 from .train import LOG2E, Trainer, TrainSettings, encode_corpus, one_thread, random_batch
 
-_CACHE: dict[object, object] = {}
+_CACHE: dict[object, object] = {}  # key -> finished run
+_LIVE: dict[object, _Live] = {}  # key -> run in progress, watched by later callers
 _LOCK = threading.Lock()
+STALE_S = 120.0  # a run that published nothing for this long was abandoned: its watchers start their own
+
+
+@dataclass
+class _Live:
+    """A run in progress that later callers watch instead of training the same thing twice."""
+
+    cond: threading.Condition = field(default_factory=threading.Condition)
+    snapshot: Any = None  # a copy of the latest snapshot: the trainer keeps appending to its own
+    version: int = 0
+    ended: bool = False
+
+    def publish(self, run: Any, ended: bool = False) -> None:
+        with self.cond:
+            self.snapshot, self.version, self.ended = copy.deepcopy(run), self.version + 1, ended
+            self.cond.notify_all()
+
+    def end(self) -> None:
+        with self.cond:
+            self.ended = True
+            self.cond.notify_all()
 
 
 def clear_cache() -> None:
@@ -34,19 +58,59 @@ def clear_cache() -> None:
 
 
 def _cached_run(key: object, start: Callable[[], Iterator[Any]]) -> Iterator[Any]:
-    """Serve a finished run from the cache, or run it on one thread and cache it if it finishes."""
-    with _LOCK:
-        hit = _CACHE.get(key)
-    if hit is not None:
-        yield hit
-        return
-    run = None
-    with one_thread():
-        for run in start():
-            yield run
-    if run is not None and run.done:
+    """A finished run from the cache; or the same run in progress, watched; or train it (one thread) and cache it."""
+    while True:
         with _LOCK:
-            _CACHE[key] = run
+            hit = _CACHE.get(key)
+            live = _LIVE.get(key) if hit is None else None
+            mine = hit is None and live is None
+            if mine:
+                live = _LIVE[key] = _Live()
+        if hit is not None:
+            yield hit
+            return
+        if mine:
+            yield from _train(key, live, start)
+            return
+        last = yield from _watch(live)
+        if last is not None and last.done:
+            return
+        with _LOCK:  # the run we watched stopped before its end (its caller left): train it ourselves
+            if _LIVE.get(key) is live:
+                del _LIVE[key]
+
+
+def _train(key: object, live: _Live, start: Callable[[], Iterator[Any]]) -> Iterator[Any]:
+    """Run it, publishing each snapshot to watchers; cached (and watchers released) before the last yield."""
+    try:
+        with one_thread():
+            for run in start():
+                if run.done:
+                    with _LOCK:
+                        _CACHE[key] = run
+                        _LIVE.pop(key, None)
+                live.publish(run, ended=run.done)
+                yield run
+    finally:  # stopped, closed or failed: watchers take over
+        with _LOCK:
+            if _LIVE.get(key) is live:
+                del _LIVE[key]
+        live.end()
+
+
+def _watch(live: _Live) -> Iterator[Any]:
+    """Yield another caller's snapshots as they come; returns the last one seen."""
+    seen, last = 0, None
+    while True:
+        with live.cond:
+            if not live.cond.wait_for(lambda seen=seen: live.version > seen or live.ended, timeout=STALE_S):
+                live.ended = True  # nothing new for STALE_S: its caller is gone without closing it
+            fresh = live.version > seen
+            seen, last, ended = live.version, live.snapshot, live.ended
+        if fresh and last is not None:
+            yield last
+        if ended:
+            return last
 
 
 @lru_cache(maxsize=2)

@@ -119,20 +119,32 @@ def test_app_py_has_a_module_level_demo():
     assert "demo" in assigned  # Spaces and `gradio app.py` look for it at module level
 
 
-def test_launch_reads_the_environment_and_stays_offline(monkeypatch):
-    from core.ui.app import launch
+def test_launch_reads_the_environment_stays_offline_and_warms_after_serving(monkeypatch):
+    from core.ui import app
+
+    events = []
 
     class Fake:
         def launch(self, **kwargs):
             self.kwargs = kwargs
+            events.append("serving")
 
+        def block_thread(self):
+            events.append("blocked")
+
+    monkeypatch.setattr(app, "warm", lambda: events.append("warm"))
     monkeypatch.setenv("GRADIO_SERVER_NAME", "0.0.0.0")
     monkeypatch.setenv("GRADIO_SERVER_PORT", "7999")
     fake = Fake()
-    launch(fake)
+    app.launch(fake)
     kw = fake.kwargs
     assert kw["server_name"] == "0.0.0.0" and kw["server_port"] == 7999
     assert kw["ssr_mode"] is False and not isinstance(kw["theme"], str)  # no Hub theme by name
+    assert events == ["serving", "warm", "blocked"]  # warming never delays the first page
+    events.clear()
+    monkeypatch.setenv("ATTENTION_LAB_WARM", "0")
+    app.launch(fake)
+    assert events == ["serving", "blocked"]
     # (no CDN fonts: the browser test checks that the page requests nothing but the app's own host)
 
 

@@ -61,6 +61,55 @@ def test_a_stopped_run_stops_and_is_not_cached():
     assert next(ex.mask_experiment(p, stop=stop)).stopped  # not served from the cache: ran (and stopped) again
 
 
+def _until(condition, timeout: float = 30.0) -> None:
+    import time
+
+    deadline = time.monotonic() + timeout
+    while not condition():
+        assert time.monotonic() < deadline, "timed out"
+        time.sleep(0.005)
+
+
+def _counting(monkeypatch) -> list[int]:
+    """Count how many times a mask run actually trains."""
+    calls, real = [], ex._mask_run
+    monkeypatch.setattr(ex, "_mask_run", lambda *a: (calls.append(1), real(*a))[1])
+    return calls
+
+
+def test_a_request_arriving_while_the_same_run_trains_watches_it_instead_of_training_twice(monkeypatch):
+    calls = _counting(monkeypatch)
+    p = ex.MaskParams(steps=40, context_length=8, d_model=16, n_heads=2, eval_every=39, seed=11)
+    owner = ex.mask_experiment(p, every=5)
+    first = next(owner)  # training has started and published its first snapshot
+    watched = []
+    watcher = threading.Thread(target=lambda: watched.extend(ex.mask_experiment(p, every=5)))
+    watcher.start()
+    _until(lambda: watched)  # the watcher has the first snapshot (from the run in progress, not the cache)
+    final = _last(owner)  # the owner trains to the end while the other caller watches
+    watcher.join(timeout=60)
+    assert not watcher.is_alive() and len(calls) == 1  # trained once
+    assert first.params == p and final.done and len(watched) > 1 and watched[-1].done
+    assert watched[-1].masked == final.masked and watched[-1].samples == final.samples
+    lengths = [len(r.steps) for r in watched]
+    assert lengths == sorted(lengths) and all(len(r.masked) == len(r.steps) for r in watched)  # consistent copies
+    assert next(ex.mask_experiment(p)) is final and len(calls) == 1  # then served from the cache
+
+
+def test_when_the_trainer_leaves_early_a_watcher_trains_the_run_itself(monkeypatch):
+    calls = _counting(monkeypatch)
+    p = ex.MaskParams(steps=30, context_length=8, d_model=16, n_heads=2, eval_every=29, seed=12)
+    owner = ex.mask_experiment(p, every=5)
+    next(owner)
+    watched = []
+    watcher = threading.Thread(target=lambda: watched.extend(ex.mask_experiment(p, every=5)))
+    watcher.start()
+    _until(lambda: watched)  # watching the run in progress
+    owner.close()  # the first student pressed Stop (Gradio closes the generator)
+    watcher.join(timeout=60)
+    assert not watcher.is_alive() and len(calls) == 2 and watched[-1].done and len(watched[-1].steps) == p.steps
+
+
 def test_without_scaling_the_softmax_saturates_and_its_gradient_shrinks():
     run = _last(ex.scale_experiment(SMALL_SCALE))
     for step in range(SMALL_SCALE.steps):
@@ -114,3 +163,22 @@ def test_one_thread_restores_the_thread_count_when_callers_overlap():
     for t in threads:
         t.join(20)
     assert seen_by_new_thread() == before
+
+
+def test_warming_trains_the_default_runs_so_the_first_click_is_a_cache_hit(monkeypatch):
+    from functools import partial
+
+    from core.ui import experiments_tab
+
+    small_mask = partial(ex.MaskParams, steps=20, context_length=8, d_model=16, n_heads=2, eval_every=19, seed=21)
+    small_scale = partial(ex.ScaleParams, steps=4, context_length=8, seed=21)
+    monkeypatch.setattr(ex, "MaskParams", small_mask)  # "the defaults", made small
+    monkeypatch.setattr(ex, "ScaleParams", small_scale)
+    calls = _counting(monkeypatch)
+    thread = experiments_tab.warm()
+    thread.join(timeout=120)
+    assert not thread.is_alive() and len(calls) == 1
+    (mask,) = ex.mask_experiment(small_mask())  # one snapshot: the finished run, from the cache
+    (scale,) = ex.scale_experiment(small_scale())
+    assert mask.done and scale.done and len(calls) == 1
+    assert experiments_tab._finished_png.cache_info().currsize >= 2  # the figures are drawn too

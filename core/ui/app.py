@@ -15,7 +15,7 @@ from core.registry import Registry, load_registry  # noqa: E402
 from core.session import Lab  # noqa: E402
 
 # Tab modules, in the order they appear. Each defines TITLE: str and build(ctx: AppContext) -> None,
-# called inside `with gr.Tab(TITLE):`.
+# called inside `with gr.Tab(TITLE):`; and may define warm() -> None, started once the app serves.
 TABS = [
     "core.ui.attention_tab",
     "core.ui.step_tab",
@@ -66,9 +66,24 @@ def launch_options() -> dict[str, Any]:
 
 
 def launch(demo: gr.Blocks, **kwargs) -> None:
-    """Serve on GRADIO_SERVER_NAME:GRADIO_SERVER_PORT (127.0.0.1:7860 by default)."""
+    """Serve on GRADIO_SERVER_NAME:GRADIO_SERVER_PORT (127.0.0.1:7860 by default); then warm the tabs.
+
+    Warming (ATTENTION_LAB_WARM=0 turns it off) starts after the first page is served, so it never
+    delays start-up: today it trains the two default experiments on one core (~25 s).
+    """
     demo.launch(
         server_name=os.environ.get("GRADIO_SERVER_NAME", "127.0.0.1"),
         server_port=int(os.environ.get("GRADIO_SERVER_PORT", "7860")),
-        **{**launch_options(), **kwargs},
+        **{**launch_options(), **kwargs, "prevent_thread_lock": True},
     )
+    if os.environ.get("ATTENTION_LAB_WARM", "1") != "0":
+        warm()
+    demo.block_thread()
+
+
+def warm() -> None:
+    """Start each tab's warm(), if it has one."""
+    for modname in TABS:
+        hook = getattr(importlib.import_module(modname), "warm", None)
+        if hook is not None:
+            hook()
