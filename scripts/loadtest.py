@@ -160,9 +160,36 @@ def latency(url: str, pid: int | None, n: int = 30) -> dict:
         c.predict(**same, api_name="/attention")
         repeated.append(time.perf_counter() - t0)
     cpu.append(cpu_seconds(pid) if pid else 0.0)
-    per = {"fresh": (cpu[1] - cpu[0]) / n, "repeated": (cpu[2] - cpu[1]) / n}  # server CPU s per request
+    raw = [raw_call(url, "attention", list(same.values()), session="loadtest-raw") for _ in range(n)]
+    cpu.append(cpu_seconds(pid) if pid else 0.0)
+    per = {"fresh": (cpu[1] - cpu[0]) / n, "repeated": (cpu[2] - cpu[1]) / n,
+           "repeated_raw_http": (cpu[3] - cpu[2]) / n}  # server CPU s per request
     return {k: dict(summary(v), server_cpu_ms=round(per[k] * 1000, 1) if pid else None)
-            for k, v in (("fresh", fresh), ("repeated", repeated))}
+            for k, v in (("fresh", fresh), ("repeated", repeated), ("repeated_raw_http", raw))}
+
+
+def raw_call(url: str, api_name: str, data: list, session: str) -> float:
+    """Seconds for one call over plain HTTP (POST /gradio_api/call/<name>, then read its SSE answer), as
+    curl would make it but with a session like a browser's. gradio_client cannot go below ~55 ms: its
+    result loop sleeps 50 ms whenever no message is waiting (gradio_client/utils.py, stream_sse_v1plus)."""
+    import http.client
+    from urllib.parse import urlparse
+
+    u = urlparse(url)
+    conn = http.client.HTTPConnection(u.hostname, u.port, timeout=120)
+    try:
+        t0 = time.perf_counter()
+        conn.request("POST", f"/gradio_api/call/{api_name}", json.dumps({"data": data, "session_hash": session}),
+                     {"Content-Type": "application/json"})
+        event_id = json.loads(conn.getresponse().read())["event_id"]
+        conn.request("GET", f"/gradio_api/call/{api_name}/{event_id}")
+        body = conn.getresponse().read().decode()
+        elapsed = time.perf_counter() - t0
+    finally:
+        conn.close()
+    if "event: complete" not in body:
+        raise RuntimeError(f"/{api_name} over HTTP did not complete: {body[:200]}")
+    return elapsed
 
 
 def endpoints(url: str, pid: int | None) -> dict:

@@ -156,3 +156,10 @@ def test_trained_attention_endpoint_names_heads_from_measurements(client):
     assert len(roles.splitlines()) == 4 and note == ""
     _, _, _, note = client.predict("the zebra slept .", 0, 0, api_name="/trained_attention")
     assert "zebra" in note
+
+
+def test_the_queue_keeps_a_bounded_event_history_summarised_now_and_then(demo):
+    # Gradio's default re-summarises up to 10,000 past events with pandas after every event (~20 ms at
+    # 10,000 on this machine): a per-click cost that grows all day. The app bounds both.
+    queue = demo._queue
+    assert queue.ANALYTICS_MAX_EVENTS <= 1000 and queue.ANAYLTICS_CACHE_FREQUENCY >= 100

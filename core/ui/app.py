@@ -8,6 +8,10 @@ from dataclasses import dataclass, field
 from typing import Any
 
 os.environ.setdefault("GRADIO_ANALYTICS_ENABLED", "False")  # no network at run time
+# Gradio's queue recomputes a pandas summary of up to 10,000 past events after EVERY event (for its
+# /monitoring page): a cost that grows with the server's age. Keep the last 1,000, summarised every 100.
+os.environ.setdefault("GRADIO_ANALYTICS_MAX_EVENTS", "1000")
+os.environ.setdefault("GRADIO_ANALYTICS_CACHE_FREQUENCY", "100")
 
 import gradio as gr  # noqa: E402
 
