@@ -21,7 +21,7 @@ import numpy as np
 from matplotlib.colors import Colormap, ListedColormap, Normalize
 from PIL import Image
 
-MAX_FRAMES = 64  # frames kept (one per length x titles x grid shape x label room) ...
+MAX_FRAMES = 96  # frames kept (one per length x titles x grid shape x label room) ...
 MAX_FRAME_BYTES = 192 * 2**20  # ... and at most this many bytes of them (64 tokens x 4 heads is ~35 MB)
 
 
@@ -57,8 +57,7 @@ def decode_cells(rgba: np.ndarray, shape: tuple[int, int]) -> tuple[int, int, np
     """From a drawn index image (rgba (H, W, 4)): the image box's first pixel row and column, and the
     canvas row of every pixel row and the canvas column of every pixel column in it."""
     h, w = shape
-    r, g, b = (rgba[..., k].astype(np.int64) for k in range(3))
-    flat = r + 256 * g + 65536 * b  # (H, W)
+    flat = np.ascontiguousarray(rgba, dtype=np.uint8).view("<u4")[..., 0] & 0xFFFFFF  # (H, W): r + g<<8 + b<<16
     valid = flat < h * w  # white background decodes to 2**24 - 1
     placed = []
     for axis, cell in ((0, flat // w), (1, flat % w)):

@@ -65,30 +65,56 @@ def stamp(out: np.ndarray, text: str, style: Style, x: int, y: int, bg: tuple[in
 
 @lru_cache(maxsize=SPRITES)
 def sprite(text: str, style: Style, bg: tuple[int, int, int]) -> Sprite:
-    """Matplotlib draws the Text once, anchored at the display origin, over `bg`."""
-    fig = _figure(style.dpi)
+    """Matplotlib draws the Text once, anchored at a whole pixel of a canvas filled with `bg`.
+
+    The canvas is sized from the text's length (one layout, not two); if the ink reaches its edge the
+    text was larger than guessed, and it is drawn again on a canvas measured by matplotlib.
+    """
+    em = style.size * style.dpi / 72  # px
+    long_side, short_side = math.ceil(em * (1.3 * len(text) + 2)), math.ceil(em * 3)
+    w, h = (short_side, long_side) if style.rotation % 180 else (long_side, short_side)
+    drawn = _draw(text, style, bg, 2 * w, 2 * h, w, h)  # the anchor in the middle: any alignment fits
+    if drawn is None:
+        t = _text(text, style)
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", UserWarning)
+            box = t.get_window_extent(RendererAgg(1, 1, style.dpi))  # display units, around the anchor
+        ox, oy = math.floor(box.x0) - MARGIN, math.floor(box.y0) - MARGIN
+        drawn = _draw(text, style, bg, math.ceil(box.x1) - ox + MARGIN, math.ceil(box.y1) - oy + MARGIN, -ox, -oy,
+                      exact=True)
+    return drawn
+
+
+def _text(text: str, style: Style) -> Text:
     t = Text(0, 0, text, ha=style.ha, va=style.va, rotation=style.rotation, fontsize=style.size,
              color=style.color, transform=IdentityTransform())
     if style.family is not None:
         t.set_family(list(style.family))
-    t.set_figure(fig)
+    t.set_figure(_figure(style.dpi))
+    return t
+
+
+def _draw(text: str, style: Style, bg: tuple[int, int, int], w: int, h: int, ax: int, ay: int,
+          exact: bool = False) -> Sprite | None:
+    """Draw on a (h, w) canvas with the anchor at the whole pixel (ax, ay); None if the ink touches an
+    edge (it may have been cut) unless the canvas was `exact`ly measured."""
+    renderer = RendererAgg(w, h, style.dpi)
+    np.asarray(renderer.buffer_rgba())[:] = (*bg, 255)
+    t = _text(text, style)
+    t.set_position((ax, ay))  # a whole-pixel shift of the anchor moves the glyphs by whole pixels
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", UserWarning)  # missing glyphs are replaced before they get here
-        box = t.get_window_extent(RendererAgg(1, 1, fig.dpi))  # display units, around the anchor
-        ox, oy = math.floor(box.x0) - MARGIN, math.floor(box.y0) - MARGIN  # canvas origin, whole pixels
-        w, h = math.ceil(box.x1) - ox + MARGIN, math.ceil(box.y1) - oy + MARGIN
-        renderer = RendererAgg(w, h, fig.dpi)
-        np.asarray(renderer.buffer_rgba())[:] = (*bg, 255)
-        t.set_position((-ox, -oy))  # a whole-pixel shift: the glyphs' pixels are unchanged
         t.draw(renderer)
     rgb = np.asarray(renderer.buffer_rgba())[..., :3]  # (h, w, 3)
     ink = np.any(rgb != np.asarray(bg, dtype=np.uint8), axis=-1)  # (h, w)
     rows, cols = np.flatnonzero(ink.any(axis=1)), np.flatnonzero(ink.any(axis=0))
     if rows.size == 0:
         return _frozen(np.zeros((0, 0, 3), np.uint8), np.zeros((0, 0), bool), 0, 0)
+    if not exact and (rows[0] == 0 or cols[0] == 0 or rows[-1] == h - 1 or cols[-1] == w - 1):
+        return None
     crop = np.s_[rows[0] : rows[-1] + 1, cols[0] : cols[-1] + 1]
-    # Agg puts display y at row (rows - y): canvas row r is real row r + (H - y) - h - oy; column c is c + x + ox
-    return _frozen(rgb[crop].copy(), ink[crop].copy(), int(cols[0]) + ox, int(rows[0]) - h - oy)
+    # Agg puts display y at row (rows - y): canvas row r is real row r + (H - y) - (h - ay); column c is c + x - ax
+    return _frozen(rgb[crop].copy(), ink[crop].copy(), int(cols[0]) - ax, int(rows[0]) - (h - ay))
 
 
 def _frozen(rgb: np.ndarray, ink: np.ndarray, dx: int, dy: int) -> Sprite:

@@ -10,7 +10,9 @@ from dataclasses import dataclass
 from functools import lru_cache
 from typing import Any
 
-from . import plots
+import numpy as np
+
+from . import heatmap, plots
 from .causality import probe
 from .masking import sqrt_d_experiment, three_ways
 from .session import Lab, Request, make_request, row_check, weights_payload
@@ -38,9 +40,28 @@ def attention_view(lab: Lab, req: Request) -> AttentionView:
     notes = [run.tokens.note]
     if not variant.uses_heads and req.n_heads != 1:
         notes.append(f"{variant.title} has one head as wide as d_model; n_heads is not used.")
-    heatmaps = plots.heatmap_grid(list(run.weights.numpy()), run.tokens.tokens, [f"head {h}" for h in range(H)])
-    mask = plots.mask_image(run.allowed.numpy())
+    heatmaps = heatmap.heatmap_grid(list(run.weights.numpy()), run.tokens.tokens, _head_titles(H))
+    mask = heatmap.mask_image(run.allowed.numpy())
     return AttentionView(heatmaps, mask, row_check(run).line, " ".join(n for n in notes if n), weights_payload(run))
+
+
+def warm_frames(lengths: range = range(6, 15), heads: tuple[int, ...] = (1, 2, 4)) -> int:
+    """Draw the heatmap frames the Attention tab's common sentences need (6-14 tokens; 1, 2 or 4 heads;
+    the two narrowest label margins) and their causal masks: ~0.1 s each, so a class's first clicks
+    do not each wait for one. Returns how many were drawn."""
+    n = 0
+    for T in lengths:
+        heatmap.mask_image(np.tril(np.ones((T, T), dtype=bool)))
+        for h in heads:
+            rows, cols = heatmap.grid(h, 4)
+            for margin in (heatmap.MIN_MARGIN, heatmap.MIN_MARGIN + heatmap.MARGIN_STEP):
+                heatmap.frame_for(heatmap.Layout(T, tuple(_head_titles(h)), rows, cols, margin))
+                n += 1
+    return n
+
+
+def _head_titles(n: int) -> list[str]:
+    return [f"head {h}" for h in range(n)]
 
 
 def attention(lab: Lab, sentence, variant="multi-head", causal=True, scaled=True, n_heads=2, d_model=16, seed=0,
@@ -66,7 +87,7 @@ def _causality_view(lab: Lab, sentence: str, position: int, replacement: str, ca
     where = "with the causal mask" if res.causal else "WITHOUT the causal mask"
     bars = plots.bars(res.row_max_abs_diff, res.tokens, res.position,
                       f"token {res.position} → {plots.tick_label(res.replacement)}, {where}", "max |output change|")
-    dep = plots.heatmap_grid([res.dependency.numpy()], res.tokens, [f"|d out_i / d x_j|, {where}"],
+    dep = heatmap.heatmap_grid([res.dependency.numpy()], res.tokens, [f"|d out_i / d x_j|, {where}"],
                              vmin=0.0, vmax=None, cmap="magma", xlabel="input token j", ylabel="output row i")
     return CausalityView(bars, dep, res.summary, res.payload())
 
@@ -91,7 +112,7 @@ class MaskingView:
 def _masking_view(lab: Lab, req: Request) -> MaskingView:
     run = lab.run(req)
     ways = three_ways(run.trace.scaled[0, 0])  # head 0's scaled scores (T, T)
-    three = plots.heatmap_grid(
+    three = heatmap.heatmap_grid(
         [ways.neg_inf.numpy(), ways.renormalised.numpy(), ways.zero_fill.numpy()], run.tokens.tokens,
         ["1. -inf, then softmax", "2. softmax, zero future, renormalise", "3. WRONG: fill 0, then softmax"],
         max_cols=3,

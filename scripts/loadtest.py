@@ -215,6 +215,7 @@ def classroom(url: str, pid: int | None, students: int, clicks: int, think: floa
     """Students click in parallel (clicks each, or until `seconds` pass); errors, latency and server RSS."""
     defaults = endpoint_defaults(client(url))
     lat: dict[str, list[float]] = {}
+    lat_first: dict[int, float] = {}
     errors: list[str] = []
     lock, start = threading.Lock(), threading.Barrier(students)
     sampler = RssSampler(pid, every=5.0 if seconds else 1.0) if pid else None
@@ -231,6 +232,8 @@ def classroom(url: str, pid: int | None, students: int, clicks: int, think: floa
                 c.predict(**kw, api_name=name)
                 with lock:
                     lat.setdefault(name, []).append(time.perf_counter() - t0)
+                    if done == 0:
+                        lat_first[i] = time.perf_counter() - t0
             except Exception as exc:  # an error a student would see
                 with lock:
                     errors.append(f"{name}: {type(exc).__name__}: {str(exc)[:120]}")
@@ -240,6 +243,7 @@ def classroom(url: str, pid: int | None, students: int, clicks: int, think: floa
     if sampler:
         sampler.start()
     cpu0 = cpu_seconds(pid) if pid else None
+    own0 = time.process_time()  # this process: the 30 simulated browsers share the server's 2 cores
     t0 = time.perf_counter()
     threads = [threading.Thread(target=student, args=(i,)) for i in range(students)]
     for t in threads:
@@ -250,8 +254,12 @@ def classroom(url: str, pid: int | None, students: int, clicks: int, think: floa
     rss = sampler.stop() if sampler else []
     every = [x for xs in lat.values() for x in xs]
     server_cpu = cpu_seconds(pid) - cpu0 if pid else None
+    client_cpu = time.process_time() - own0
+    first = [lat_first[i] for i in sorted(lat_first)]
     return {
         "server_cpu_ms_per_request": round(server_cpu / max(1, len(every)) * 1000, 1) if pid else None,
+        "client_cpu_ms_per_request": round(client_cpu / max(1, len(every)) * 1000, 1),
+        "first_clicks_together": summary(first),  # every student's first click, all at once (a teacher's "go")
         "throughput_per_s": round(len(every) / wall, 2),
         "students": students, "clicks_each": clicks if not seconds else None, "think_s": think, "wall_s": round(wall, 1),
         "errors": len(errors), "first_errors": errors[:5], "all": summary(every),

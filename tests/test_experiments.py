@@ -175,9 +175,8 @@ def test_warming_trains_the_default_runs_so_the_first_click_is_a_cache_hit(monke
     monkeypatch.setattr(ex, "MaskParams", small_mask)  # "the defaults", made small
     monkeypatch.setattr(ex, "ScaleParams", small_scale)
     calls = _counting(monkeypatch)
-    thread = experiments_tab.warm()
-    thread.join(timeout=120)
-    assert not thread.is_alive() and len(calls) == 1
+    experiments_tab.warm()
+    assert len(calls) == 1
     (mask,) = ex.mask_experiment(small_mask())  # one snapshot: the finished run, from the cache
     (scale,) = ex.scale_experiment(small_scale())
     assert mask.done and scale.done and len(calls) == 1

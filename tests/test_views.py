@@ -41,3 +41,17 @@ def test_masking_view_quotes_the_experiment(lab):
     exp = sqrt_d_experiment()
     assert f"{exp.max_weight['unscaled'][-1]:.2f}" in v.sqrt_d_summary
     assert "leaks" in v.three_summary and v.three.startswith("data:image/png;base64,")
+
+
+def test_warmed_frames_serve_a_typical_sentence_without_drawing_one():
+    import numpy as np
+
+    from core import heatmap, views
+
+    heatmap.FRAMES.clear()
+    views.warm_frames(lengths=range(10, 11), heads=(4,))
+    drawn = heatmap.FRAMES.misses
+    tokens = "the cat sat on the mat because it was tired".split()
+    heatmap.heatmap_grid([np.eye(10)] * 4, tokens, views._head_titles(4))
+    heatmap.mask_image(np.tril(np.ones((10, 10), dtype=bool)))
+    assert heatmap.FRAMES.misses == drawn and heatmap.FRAMES.hits >= 1

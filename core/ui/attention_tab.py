@@ -21,6 +21,11 @@ EXAMPLES = [
 D_MODELS = [4, 8, 16, 32, 64]
 
 
+def warm() -> None:
+    """Draw the common heatmap frames before the class's first clicks need them (core.views.warm_frames)."""
+    views.warm_frames()
+
+
 def option_control(opt: Option, elem_id: str) -> gr.components.Component:
     """One control from a variant's Option: checkbox, slider (small range) or number."""
     label = opt.name + (f": {opt.help}" if opt.help else "")

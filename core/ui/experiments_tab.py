@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import html
 import logging
-import threading
 from functools import lru_cache
 
 import gradio as gr
@@ -49,24 +48,15 @@ def _finished_png(kind: str, p: ex.MaskParams | ex.ScaleParams) -> str:
     return to_data_url(scale_figure(next(iter(ex.scale_experiment(p)))))
 
 
-def warm() -> threading.Thread:
-    """Train the default runs in the background once the app serves: a class's first "Train both" is then
-    a cache hit, and a click during the warm-up watches it instead of training a second copy."""
-
-    def work() -> None:
-        try:
-            for _ in ex.mask_experiment(ex.MaskParams(), every=MASK_EVERY):
-                pass
-            _finished_png("mask", ex.MaskParams())
-            for _ in ex.scale_experiment(ex.ScaleParams(), every=SCALE_EVERY):
-                pass
-            _finished_png("scale", ex.ScaleParams())
-        except Exception:  # never take the server down; a click trains it instead
-            log.exception("warming the default experiments failed")
-
-    thread = threading.Thread(target=work, name="warm-experiments", daemon=True)
-    thread.start()
-    return thread
+def warm() -> None:
+    """Train the default runs (~25 s on one core): a class's first "Train both" is then a cache hit, and a
+    click while this trains watches the same run instead of training a second copy."""
+    for _ in ex.mask_experiment(ex.MaskParams(), every=MASK_EVERY):
+        pass
+    _finished_png("mask", ex.MaskParams())
+    for _ in ex.scale_experiment(ex.ScaleParams(), every=SCALE_EVERY):
+        pass
+    _finished_png("scale", ex.ScaleParams())
 
 
 def _check(steps: float, seed: float) -> tuple[int, int]:

@@ -6,8 +6,8 @@ from dataclasses import dataclass
 
 import gradio as gr
 
+from core.heatmap import heatmap_grid
 from core.model import tiny_config
-from core.plots import heatmap_grid
 from core.trained_view import EXAMPLES, layer_panel
 
 from .common import CPU_GROUP, CPU_LIMIT, plot, user_errors
