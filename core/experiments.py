@@ -21,9 +21,10 @@ import torch
 import torch.nn.functional as F
 from torch import Tensor
 
+from . import isolate
 from .corpus import Tokenizer
 from .model import GPT, GPTConfig
-from .train import LOG2E, Trainer, TrainSettings, encode_corpus, one_thread, random_batch
+from .train import LOG2E, Trainer, TrainSettings, encode_corpus, random_batch
 
 _CACHE: dict[object, object] = {}  # key -> finished run
 _LIVE: dict[object, _Live] = {}  # key -> run in progress, watched by later callers
@@ -58,7 +59,7 @@ def clear_cache() -> None:
 
 
 def _cached_run(key: object, start: Callable[[], Iterator[Any]]) -> Iterator[Any]:
-    """A finished run from the cache; or the same run in progress, watched; or train it (one thread) and cache it."""
+    """A finished run from the cache; or the same run in progress, watched; or train it and cache it."""
     while True:
         with _LOCK:
             hit = _CACHE.get(key)
@@ -83,19 +84,33 @@ def _cached_run(key: object, start: Callable[[], Iterator[Any]]) -> Iterator[Any
 def _train(key: object, live: _Live, start: Callable[[], Iterator[Any]]) -> Iterator[Any]:
     """Run it, publishing each snapshot to watchers; cached (and watchers released) before the last yield."""
     try:
-        with one_thread():
-            for run in start():
-                if run.done:
-                    with _LOCK:
-                        _CACHE[key] = run
-                        _LIVE.pop(key, None)
-                live.publish(run, ended=run.done)
-                yield run
+        for run in start():
+            if run.done:
+                with _LOCK:
+                    _CACHE[key] = run
+                    _LIVE.pop(key, None)
+            live.publish(run, ended=run.done)
+            yield run
     finally:  # stopped, closed or failed: watchers take over
         with _LOCK:
             if _LIVE.get(key) is live:
                 del _LIVE[key]
         live.end()
+
+
+def _apart(fn: Callable[..., Iterator[Any]], p: Any, stop: threading.Event | None, every: int) -> Iterator[Any]:
+    """fn(p, None, every) trained in a worker process (core.isolate), so the server's request threads keep
+    the interpreter; `stop` is checked here between snapshots and ends the worker."""
+    runs = isolate.run_isolated(fn, p, None, every)
+    try:
+        for run in runs:
+            if stop is not None and stop.is_set() and not run.done:
+                run.stopped = True
+                yield run
+                return
+            yield run
+    finally:
+        runs.close()
 
 
 def _watch(live: _Live) -> Iterator[Any]:
@@ -192,7 +207,7 @@ def _small_gpt(p: MaskParams, causal: bool) -> GPT:
 
 def mask_experiment(p: MaskParams = MaskParams(), stop: threading.Event | None = None, every: int = 5) -> Iterator[MaskRun]:
     """Train a causal and a mask-free model side by side on the same batches; yield the run every `every` steps."""
-    return _cached_run(("mask", p), lambda: _mask_run(p, stop, every))
+    return _cached_run(("mask", p), lambda: _apart(_mask_run, p, stop, every))
 
 
 def _mask_run(p: MaskParams, stop: threading.Event | None, every: int) -> Iterator[MaskRun]:
@@ -271,7 +286,7 @@ def _wide_gpt(p: ScaleParams, scaled: bool) -> GPT:
 
 def scale_experiment(p: ScaleParams = ScaleParams(), stop: threading.Event | None = None, every: int = 5) -> Iterator[ScaleRun]:
     """Train the same wide-head model with and without dividing by sqrt(d); yield the run every `every` steps."""
-    return _cached_run(("scale", p), lambda: _scale_run(p, stop, every))
+    return _cached_run(("scale", p), lambda: _apart(_scale_run, p, stop, every))
 
 
 def explicit_step(model: GPT, opt: torch.optim.Optimizer, x: Tensor, y: Tensor) -> tuple[float, Tensor, float]:

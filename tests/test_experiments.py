@@ -70,10 +70,10 @@ def _until(condition, timeout: float = 30.0) -> None:
         time.sleep(0.005)
 
 
-def _counting(monkeypatch) -> list[int]:
-    """Count how many times a mask run actually trains."""
-    calls, real = [], ex._mask_run
-    monkeypatch.setattr(ex, "_mask_run", lambda *a: (calls.append(1), real(*a))[1])
+def _counting(monkeypatch) -> list[str]:
+    """Count how many times a run is actually trained (in its worker process): the names of the runs."""
+    calls, real = [], ex._apart
+    monkeypatch.setattr(ex, "_apart", lambda fn, *a: (calls.append(fn.__name__), real(fn, *a))[1])
     return calls
 
 
@@ -166,18 +166,18 @@ def test_one_thread_restores_the_thread_count_when_callers_overlap():
 
 
 def test_warming_trains_the_default_runs_so_the_first_click_is_a_cache_hit(monkeypatch):
-    from functools import partial
+    import inspect
 
     from core.ui import experiments_tab
 
-    small_mask = partial(ex.MaskParams, steps=20, context_length=8, d_model=16, n_heads=2, eval_every=19, seed=21)
-    small_scale = partial(ex.ScaleParams, steps=4, context_length=8, seed=21)
-    monkeypatch.setattr(ex, "MaskParams", small_mask)  # "the defaults", made small
-    monkeypatch.setattr(ex, "ScaleParams", small_scale)
+    defaults = inspect.signature(experiments_tab.warm).parameters
+    assert defaults["mask"].default == ex.MaskParams() and defaults["scale"].default == ex.ScaleParams()
+    small_mask = ex.MaskParams(steps=20, context_length=8, d_model=16, n_heads=2, eval_every=19, seed=21)
+    small_scale = ex.ScaleParams(steps=4, context_length=8, seed=21)  # the defaults, made small
     calls = _counting(monkeypatch)
-    experiments_tab.warm()
-    assert len(calls) == 1
-    (mask,) = ex.mask_experiment(small_mask())  # one snapshot: the finished run, from the cache
-    (scale,) = ex.scale_experiment(small_scale())
-    assert mask.done and scale.done and len(calls) == 1
+    experiments_tab.warm(small_mask, small_scale)
+    assert calls == ["_mask_run", "_scale_run"]
+    (mask,) = ex.mask_experiment(small_mask)  # one snapshot: the finished run, from the cache
+    (scale,) = ex.scale_experiment(small_scale)
+    assert mask.done and scale.done and len(calls) == 2
     assert experiments_tab._finished_png.cache_info().currsize >= 2  # the figures are drawn too

@@ -48,15 +48,15 @@ def _finished_png(kind: str, p: ex.MaskParams | ex.ScaleParams) -> str:
     return to_data_url(scale_figure(next(iter(ex.scale_experiment(p)))))
 
 
-def warm() -> None:
+def warm(mask: ex.MaskParams = ex.MaskParams(), scale: ex.ScaleParams = ex.ScaleParams()) -> None:
     """Train the default runs (~25 s on one core): a class's first "Train both" is then a cache hit, and a
     click while this trains watches the same run instead of training a second copy."""
-    for _ in ex.mask_experiment(ex.MaskParams(), every=MASK_EVERY):
+    for _ in ex.mask_experiment(mask, every=MASK_EVERY):
         pass
-    _finished_png("mask", ex.MaskParams())
-    for _ in ex.scale_experiment(ex.ScaleParams(), every=SCALE_EVERY):
+    _finished_png("mask", mask)
+    for _ in ex.scale_experiment(scale, every=SCALE_EVERY):
         pass
-    _finished_png("scale", ex.ScaleParams())
+    _finished_png("scale", scale)
 
 
 def _check(steps: float, seed: float) -> tuple[int, int]:

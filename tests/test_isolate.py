@@ -1,0 +1,34 @@
+"""core.isolate: a generator iterated in a worker process, its failures and its end reported here."""
+
+import itertools
+import multiprocessing
+import os
+
+import pytest
+
+from core.isolate import run_isolated
+
+
+def test_items_are_computed_in_another_process_and_arrive_in_order():
+    assert list(run_isolated(iter, [1, 2, 3])) == [1, 2, 3]
+    (pid,) = run_isolated(itertools.starmap, os.getpid, [()])
+    assert pid != os.getpid()  # the work ran elsewhere: the server's interpreter lock stays free
+
+
+def test_an_exception_in_the_worker_is_raised_here_after_the_items_before_it():
+    items = run_isolated(map, int, ["1", "2", "x"])
+    assert next(items) == 1 and next(items) == 2
+    with pytest.raises(ValueError, match="invalid literal"):
+        next(items)
+
+
+def test_a_worker_that_dies_silently_is_reported():
+    with pytest.raises(RuntimeError, match="exit code 3"):
+        list(run_isolated(itertools.starmap, os._exit, [(3,)]))
+
+
+def test_closing_the_iterator_ends_the_worker():
+    counting = run_isolated(itertools.count)  # endless: only closing stops it
+    assert next(counting) == 0
+    counting.close()
+    assert not [p for p in multiprocessing.active_children() if p.name == "lab-count"]
