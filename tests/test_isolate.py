@@ -32,3 +32,8 @@ def test_closing_the_iterator_ends_the_worker():
     assert next(counting) == 0
     counting.close()
     assert not [p for p in multiprocessing.active_children() if p.name == "lab-count"]
+
+
+def test_the_worker_yields_the_cores_to_the_server():
+    (niceness,) = run_isolated(itertools.starmap, os.nice, [(0,)])  # os.nice(0) reports the current value
+    assert niceness >= os.nice(0) + 10
