@@ -180,4 +180,29 @@ def test_warming_trains_the_default_runs_so_the_first_click_is_a_cache_hit(monke
     (mask,) = ex.mask_experiment(small_mask)  # one snapshot: the finished run, from the cache
     (scale,) = ex.scale_experiment(small_scale)
     assert mask.done and scale.done and len(calls) == 2
-    assert experiments_tab._finished_png.cache_info().currsize >= 2  # the figures are drawn too
+    assert ("mask", small_mask, small_mask.steps, True) in experiments_tab._drawn  # the figures are drawn too
+    assert ("scale", small_scale, small_scale.steps, True) in experiments_tab._drawn
+
+
+def test_a_snapshot_is_drawn_once_however_many_students_watch_it(monkeypatch, mask_run):
+    import copy
+
+    from core.ui import experiments_tab
+
+    drawn = []
+    monkeypatch.setitem(experiments_tab.FIGURES, "mask", lambda run: (drawn.append(1), _tiny_figure())[1])
+    experiments_tab._drawn.clear()
+    first = experiments_tab.figure_png("mask", mask_run)
+    again = experiments_tab.figure_png("mask", copy.deepcopy(mask_run))  # another watcher's copy of it
+    assert again is first and len(drawn) == 1
+    shorter = copy.deepcopy(mask_run)
+    del shorter.steps[-1]
+    shorter.done = False
+    experiments_tab.figure_png("mask", shorter)  # an earlier snapshot is another picture
+    assert len(drawn) == 2
+
+
+def _tiny_figure():
+    from matplotlib.figure import Figure
+
+    return Figure(figsize=(1, 1))

@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import html
 import logging
-from functools import lru_cache
+import threading
+from collections import OrderedDict
 
 import gradio as gr
 
@@ -37,26 +38,37 @@ def _fail(exc: Exception) -> gr.Error:
     return gr.Error("The experiment failed; try other settings.", print_exception=False)
 
 
-@lru_cache(maxsize=16)
-def _finished_png(kind: str, p: ex.MaskParams | ex.ScaleParams) -> str:
-    """A finished run's figure, drawn once (~0.3 s of matplotlib): a class opening the tab shares it.
+FIGURES = {"mask": mask_figure, "scale": scale_figure}
+_drawn: OrderedDict[tuple, str] = OrderedDict()  # (kind, params, steps done, done) -> PNG data URL
+_drawn_lock = threading.Lock()
+DRAWN_MAX = 256
 
-    Only called for runs served from the experiments' cache, so iterating does not train anything.
+
+def figure_png(kind: str, run: ex.MaskRun | ex.ScaleRun) -> str:
+    """A snapshot's figure, drawn once (~0.3 s of matplotlib) however many students watch the run.
+
+    Runs are seeded and deterministic, so (params, steps done, done) names what the figure shows.
     """
-    if kind == "mask":
-        return to_data_url(mask_figure(next(iter(ex.mask_experiment(p)))))
-    return to_data_url(scale_figure(next(iter(ex.scale_experiment(p)))))
+    key = (kind, run.params, len(run.steps), run.done)
+    with _drawn_lock:
+        if key in _drawn:
+            _drawn.move_to_end(key)
+            return _drawn[key]
+    url = to_data_url(FIGURES[kind](run))  # drawn outside the lock: two first watchers may both draw
+    with _drawn_lock:
+        _drawn[key] = url
+        while len(_drawn) > DRAWN_MAX:
+            _drawn.popitem(last=False)
+    return url
 
 
 def warm(mask: ex.MaskParams = ex.MaskParams(), scale: ex.ScaleParams = ex.ScaleParams()) -> None:
     """Train the default runs (~25 s on one core): a class's first "Train both" is then a cache hit, and a
     click while this trains watches the same run instead of training a second copy."""
-    for _ in ex.mask_experiment(mask, every=MASK_EVERY):
-        pass
-    _finished_png("mask", mask)
-    for _ in ex.scale_experiment(scale, every=SCALE_EVERY):
-        pass
-    _finished_png("scale", scale)
+    *_, masked = ex.mask_experiment(mask, every=MASK_EVERY)
+    figure_png("mask", masked)
+    *_, scaled = ex.scale_experiment(scale, every=SCALE_EVERY)
+    figure_png("scale", scaled)
 
 
 def _check(steps: float, seed: float) -> tuple[int, int]:
@@ -113,7 +125,7 @@ def run_mask(steps: float = ex.MaskParams.steps, seed: float = 0, progress=gr.Pr
             cached = run.done if cached is None else cached  # a finished first snapshot came from the cache
             progress(len(run.steps) / p.steps, desc=f"step {len(run.steps)} of {p.steps}")
             s = mask_summary(run)
-            figure = _finished_png("mask", p) if cached else to_data_url(mask_figure(run))
+            figure = figure_png("mask", run)
             yield (plot(figure), _words(s, cached), run.samples.get("masked", ""),
                    run.samples.get("unmasked", ""), {**s, "cached": cached})
     except Exception as exc:
@@ -134,7 +146,7 @@ def run_scale(steps: float = ex.ScaleParams.steps, seed: float = 0, progress=gr.
             words = ("served from the cache. " if cached else f"{s['steps_done']} steps in {s['seconds']} s. ") + (
                 f"Max weight: scaled {mw.get('scaled')}, unscaled **{mw.get('unscaled')}**; gradient at the "
                 f"softmax input: scaled {g.get('scaled')}, unscaled **{g.get('unscaled')}**." if mw else "")
-            figure = _finished_png("scale", p) if cached else to_data_url(scale_figure(run))
+            figure = figure_png("scale", run)
             yield plot(figure), words, {**s, "cached": cached}
     except Exception as exc:
         raise _fail(exc) from None
