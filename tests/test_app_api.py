@@ -132,7 +132,7 @@ def test_launch_reads_the_environment_stays_offline_and_warms_after_serving(monk
         def block_thread(self):
             events.append("blocked")
 
-    monkeypatch.setattr(app, "warm", lambda: events.append("warm"))
+    monkeypatch.setattr(app, "warm", lambda jobs: events.append("warm"))
     monkeypatch.setenv("GRADIO_SERVER_NAME", "0.0.0.0")
     monkeypatch.setenv("GRADIO_SERVER_PORT", "7999")
     fake = Fake()
@@ -163,3 +163,16 @@ def test_the_queue_keeps_a_bounded_event_history_summarised_now_and_then(demo):
     # 10,000 on this machine): a per-click cost that grows all day. The app bounds both.
     queue = demo._queue
     assert queue.ANALYTICS_MAX_EVENTS <= 1000 and queue.ANAYLTICS_CACHE_FREQUENCY >= 100
+
+
+def test_the_tabs_warm_their_defaults_after_start_up_cheapest_first(demo):
+    from core import views
+    from core.ui import experiments_tab
+
+    jobs = demo.lab_warm
+    assert jobs[-1] is experiments_tab.warm  # the long one (training) last
+    views._causality_view.cache_clear()
+    views._masking_view.cache_clear()
+    for job in jobs[:-1]:
+        job()
+    assert views._causality_view.cache_info().currsize == 1 and views._masking_view.cache_info().currsize == 1

@@ -6,6 +6,7 @@ import importlib
 import logging
 import os
 import threading
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -23,7 +24,7 @@ from core.session import Lab  # noqa: E402
 log = logging.getLogger("attention_lab.ui")
 
 # Tab modules, in the order they appear. Each defines TITLE: str and build(ctx: AppContext) -> None,
-# called inside `with gr.Tab(TITLE):`; and may define warm() -> None, started once the app serves.
+# called inside `with gr.Tab(TITLE):`.
 TABS = [
     "core.ui.attention_tab",
     "core.ui.step_tab",
@@ -45,6 +46,7 @@ class AppContext:
     lab: Lab | None = None  # cached computations of the Attention/Step/Causality/Masking tabs
     shared: dict[str, Any] = field(default_factory=dict)  # components one tab offers the next (by name)
     tab: gr.Tab | None = None  # the gr.Tab being built: tabs fill themselves on .select (lazy start-up)
+    warm: list[Callable[[], Any]] = field(default_factory=list)  # what to compute once the app serves, in order
 
     def __post_init__(self) -> None:
         if self.lab is None:
@@ -60,6 +62,7 @@ def build_demo(registry: Registry | None = None) -> gr.Blocks:
             tab = importlib.import_module(modname)
             with gr.Tab(tab.TITLE) as ctx.tab:
                 tab.build(ctx)
+    demo.lab_warm = ctx.warm  # for launch(): the tabs' defaults, computed after the first page is served
     return demo
 
 
@@ -77,7 +80,8 @@ def launch(demo: gr.Blocks, **kwargs) -> None:
     """Serve on GRADIO_SERVER_NAME:GRADIO_SERVER_PORT (127.0.0.1:7860 by default); then warm the tabs.
 
     Warming (ATTENTION_LAB_WARM=0 turns it off) starts after the first page is served, so it never
-    delays start-up: it draws the common heatmap frames (~6 s) and trains the two default experiments (~25 s).
+    delays start-up: each tab's default view (~3 s in all), the common heatmap frames (~3 s), then the
+    two default experiments (~25 s, in a worker process).
     """
     demo.launch(
         server_name=os.environ.get("GRADIO_SERVER_NAME", "127.0.0.1"),
@@ -85,21 +89,19 @@ def launch(demo: gr.Blocks, **kwargs) -> None:
         **{**launch_options(), **kwargs, "prevent_thread_lock": True},
     )
     if os.environ.get("ATTENTION_LAB_WARM", "1") != "0":
-        warm()
+        warm(getattr(demo, "lab_warm", []))
     demo.block_thread()
 
 
-def warm() -> threading.Thread:
-    """Each tab's warm(), one after the other in one background thread (in TABS order: cheap first)."""
+def warm(jobs: list[Callable[[], Any]]) -> threading.Thread:
+    """The tabs' warm-up jobs, one after the other in one background thread (cheap ones first)."""
 
     def work() -> None:
-        for modname in TABS:
-            hook = getattr(importlib.import_module(modname), "warm", None)
+        for job in jobs:
             try:
-                if hook is not None:
-                    hook()
+                job()
             except Exception:  # never take the server down: a click computes it instead
-                log.exception("warming %s failed", modname)
+                log.exception("warming up failed in %s", getattr(job, "__qualname__", job))
 
     thread = threading.Thread(target=work, name="attention-lab-warm", daemon=True)
     thread.start()

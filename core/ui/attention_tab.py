@@ -21,11 +21,6 @@ EXAMPLES = [
 D_MODELS = [4, 8, 16, 32, 64]
 
 
-def warm() -> None:
-    """Draw the common heatmap frames before the class's first clicks need them (core.views.warm_frames)."""
-    views.warm_frames()
-
-
 def option_control(opt: Option, elem_id: str) -> gr.components.Component:
     """One control from a variant's Option: checkbox, slider (small range) or number."""
     label = opt.name + (f": {opt.help}" if opt.help else "")
@@ -127,6 +122,8 @@ def build(ctx) -> None:
     ).success(attention, inputs, outputs, api_visibility="private", concurrency_id=CPU_GROUP,
               concurrency_limit=CPU_LIMIT, trigger_mode="always_last", show_progress="minimal")
     ctx.shared["attention_inputs"] = inputs
+    ctx.warm.append(trained.warm)  # the tiny model and its head roles (~0.7 s)
+    ctx.warm.append(views.warm_frames)  # the frames of 6-14 token sentences (~3 s)
 
 
 def _about(registry, name: str) -> str:

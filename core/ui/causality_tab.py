@@ -37,6 +37,7 @@ def build(ctx) -> None:
         v = views.causality(ctx.lab, sentence, position, replacement, causal, variant)
         return plot(v.bars), plot(v.dependency), v.summary, v.payload
 
+    ctx.warm.append(lambda: causality(sentence.value, position.value, replacement.value, causal.value, variant.value))
     gr.on([ctx.tab.select, sentence.change, position.release, replacement.change, causal.change, variant.change], causality,
           [sentence, position, replacement, causal, variant], [bars, dependency, summary, payload],
           api_name="causality", concurrency_id=CPU_GROUP, concurrency_limit=CPU_LIMIT, trigger_mode="always_last",

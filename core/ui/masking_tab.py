@@ -27,6 +27,7 @@ def build(ctx) -> None:
         v = views.masking(ctx.lab, sentence, seed)
         return plot(v.three), v.three_summary, plot(v.sqrt_d), v.sqrt_d_summary
 
+    ctx.warm.append(lambda: masking(sentence.value, seed.value))
     gr.on([ctx.tab.select, sentence.change, seed.change], masking, [sentence, seed], [three, three_summary, sqrt_d, sqrt_summary],
           api_name="masking", concurrency_id=CPU_GROUP, concurrency_limit=CPU_LIMIT,
           trigger_mode="always_last", show_progress="minimal")

@@ -91,6 +91,7 @@ def build(ctx) -> None:
         return copy.deepcopy(counted(preset, variant, n_kv_heads, window))  # each caller gets its own lists
 
     inputs, outputs = [preset, variant, n_kv, window], [parts, compare, summary, payload]
+    ctx.warm.append(lambda: counted(*(c.value for c in inputs)))  # GPT-2 counted on the meta device (~0.4 s)
     triggers = [c.change for c in inputs] + ([ctx.tab.select] if getattr(ctx, "tab", None) else [])
     gr.on(triggers, size, inputs, outputs, api_name="model_size", concurrency_id=CPU_GROUP,
           concurrency_limit=CPU_LIMIT, trigger_mode="always_last")  # filled when the tab is first opened

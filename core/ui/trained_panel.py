@@ -37,6 +37,10 @@ class TrainedPanel:
     inputs: list
     outputs: list
 
+    def warm(self) -> None:
+        """Load the tiny model and draw its default panel before anyone asks (~0.7 s)."""
+        show(*(c.value for c in self.inputs))
+
     def fill(self, weights: str, *values):
         """Draw the panel when the switch turns to the trained model; leave it alone otherwise."""
         return show(*values) if weights == TRAINED else tuple(gr.skip() for _ in self.outputs)
