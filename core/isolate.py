@@ -10,8 +10,11 @@ from __future__ import annotations
 
 import multiprocessing
 import os
+import sys
 import threading
 from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from types import SimpleNamespace
 from typing import Any
 
 NICE = 10  # the worker's niceness: below the server's request threads
@@ -39,7 +42,8 @@ def run_isolated(fn: Callable[..., Iterator[Any]], *args: Any) -> Iterator[Any]:
     ctx = context()
     receive, send = ctx.Pipe(duplex=False)
     worker = ctx.Process(target=_work, args=(send, fn, args), daemon=True, name=f"lab-{fn.__name__}")
-    worker.start()
+    with _main_not_rerun():
+        worker.start()
     send.close()  # ours is the receiving end; EOF then means the worker is gone
     try:
         while True:
@@ -59,6 +63,21 @@ def run_isolated(fn: Callable[..., Iterator[Any]], *args: Any) -> Iterator[Any]:
             worker.terminate()
         worker.join(timeout=10)
         receive.close()
+
+
+@contextmanager
+def _main_not_rerun() -> Iterator[None]:
+    """multiprocessing re-runs the parent's main script in each worker, to find functions defined there.
+    Ours are importable by name, and the main script may be app.py (it builds the whole UI, ~5 s) or
+    stdin (which cannot be re-run): name the main module "__main__", which multiprocessing skips."""
+    main = sys.modules["__main__"]
+    with _lock:
+        saved = main.__dict__.get("__spec__")
+        main.__spec__ = SimpleNamespace(name="__main__")
+        try:
+            yield
+        finally:
+            main.__spec__ = saved
 
 
 def _work(send, fn: Callable[..., Iterator[Any]], args: tuple) -> None:

@@ -37,3 +37,22 @@ def test_closing_the_iterator_ends_the_worker():
 def test_the_worker_yields_the_cores_to_the_server():
     (niceness,) = run_isolated(itertools.starmap, os.nice, [(0,)])  # os.nice(0) reports the current value
     assert niceness >= os.nice(0) + 10
+
+
+@pytest.mark.parametrize("how", ["script", "stdin"])
+def test_workers_do_not_rerun_the_main_script(tmp_path, how):
+    # app.py builds the whole UI at import: a worker that re-ran it would spend seconds before training
+    import subprocess
+    import sys
+
+    code = (
+        "print('MAIN RAN', flush=True)\n"
+        "from core.isolate import run_isolated\n"
+        "if __name__ == '__main__':\n"
+        "    print(list(run_isolated(iter, [1, 2])), flush=True)\n"
+    )
+    script = tmp_path / "main_script.py"
+    script.write_text(code)
+    args, stdin = ([sys.executable, str(script)], None) if how == "script" else ([sys.executable, "-"], code)
+    out = subprocess.run(args, input=stdin, capture_output=True, text=True, timeout=120, check=True).stdout
+    assert out.splitlines() == ["MAIN RAN", "[1, 2]"]
