@@ -1,131 +1,28 @@
 """The chapter's two experiments, live: train with/without the causal mask, and with/without sqrt(d) scaling.
 
 Each run is a generator of snapshots (so a UI can draw the curve as it grows), stops when asked
-(a threading.Event, or simply closing the generator), and is cached: a second identical request
-gets the finished result at once, and one arriving while it trains watches the same run instead of
-training it again. Losses are in bits per word.
+(a threading.Event, or simply closing the generator), trains in a worker process, and is shared
+(core.runs): a second identical request gets the finished result at once, and one arriving while it
+trains watches the same run. Losses are in bits per word.
 """
 
 from __future__ import annotations
 
-import copy
 import math
 import threading
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 from functools import lru_cache
-from typing import Any
 
 import torch
 import torch.nn.functional as F
 from torch import Tensor
 
-from . import isolate
+from . import runs
 from .corpus import Tokenizer
 from .model import GPT, GPTConfig
 from .train import LOG2E, Trainer, TrainSettings, encode_corpus, random_batch
-
-_CACHE: dict[object, object] = {}  # key -> finished run
-_LIVE: dict[object, _Live] = {}  # key -> run in progress, watched by later callers
-_LOCK = threading.Lock()
-STALE_S = 120.0  # a run that published nothing for this long was abandoned: its watchers start their own
-
-
-@dataclass
-class _Live:
-    """A run in progress that later callers watch instead of training the same thing twice."""
-
-    cond: threading.Condition = field(default_factory=threading.Condition)
-    snapshot: Any = None  # a copy of the latest snapshot: the trainer keeps appending to its own
-    version: int = 0
-    ended: bool = False
-
-    def publish(self, run: Any, ended: bool = False) -> None:
-        with self.cond:
-            self.snapshot, self.version, self.ended = copy.deepcopy(run), self.version + 1, ended
-            self.cond.notify_all()
-
-    def end(self) -> None:
-        with self.cond:
-            self.ended = True
-            self.cond.notify_all()
-
-
-def clear_cache() -> None:
-    """Forget finished runs (tests use it to time a cold run)."""
-    with _LOCK:
-        _CACHE.clear()
-
-
-def _cached_run(key: object, start: Callable[[], Iterator[Any]]) -> Iterator[Any]:
-    """A finished run from the cache; or the same run in progress, watched; or train it and cache it."""
-    while True:
-        with _LOCK:
-            hit = _CACHE.get(key)
-            live = _LIVE.get(key) if hit is None else None
-            mine = hit is None and live is None
-            if mine:
-                live = _LIVE[key] = _Live()
-        if hit is not None:
-            yield hit
-            return
-        if mine:
-            yield from _train(key, live, start)
-            return
-        last = yield from _watch(live)
-        if last is not None and last.done:
-            return
-        with _LOCK:  # the run we watched stopped before its end (its caller left): train it ourselves
-            if _LIVE.get(key) is live:
-                del _LIVE[key]
-
-
-def _train(key: object, live: _Live, start: Callable[[], Iterator[Any]]) -> Iterator[Any]:
-    """Run it, publishing each snapshot to watchers; cached (and watchers released) before the last yield."""
-    try:
-        for run in start():
-            if run.done:
-                with _LOCK:
-                    _CACHE[key] = run
-                    _LIVE.pop(key, None)
-            live.publish(run, ended=run.done)
-            yield run
-    finally:  # stopped, closed or failed: watchers take over
-        with _LOCK:
-            if _LIVE.get(key) is live:
-                del _LIVE[key]
-        live.end()
-
-
-def _apart(fn: Callable[..., Iterator[Any]], p: Any, stop: threading.Event | None, every: int) -> Iterator[Any]:
-    """fn(p, None, every) trained in a worker process (core.isolate), so the server's request threads keep
-    the interpreter; `stop` is checked here between snapshots and ends the worker."""
-    runs = isolate.run_isolated(fn, p, None, every)
-    try:
-        for run in runs:
-            if stop is not None and stop.is_set() and not run.done:
-                run.stopped = True
-                yield run
-                return
-            yield run
-    finally:
-        runs.close()
-
-
-def _watch(live: _Live) -> Iterator[Any]:
-    """Yield another caller's snapshots as they come; returns the last one seen."""
-    seen, last = 0, None
-    while True:
-        with live.cond:
-            if not live.cond.wait_for(lambda seen=seen: live.version > seen or live.ended, timeout=STALE_S):
-                live.ended = True  # nothing new for STALE_S: its caller is gone without closing it
-            fresh = live.version > seen
-            seen, last, ended = live.version, live.snapshot, live.ended
-        if fresh and last is not None:
-            yield last
-        if ended:
-            return last
 
 
 @lru_cache(maxsize=2)
@@ -207,7 +104,7 @@ def _small_gpt(p: MaskParams, causal: bool) -> GPT:
 
 def mask_experiment(p: MaskParams = MaskParams(), stop: threading.Event | None = None, every: int = 5) -> Iterator[MaskRun]:
     """Train a causal and a mask-free model side by side on the same batches; yield the run every `every` steps."""
-    return _cached_run(("mask", p), lambda: _apart(_mask_run, p, stop, every))
+    return runs.cached_run(("mask", p), lambda: runs.apart(_mask_run, p, stop, every))
 
 
 def _mask_run(p: MaskParams, stop: threading.Event | None, every: int) -> Iterator[MaskRun]:
@@ -286,7 +183,7 @@ def _wide_gpt(p: ScaleParams, scaled: bool) -> GPT:
 
 def scale_experiment(p: ScaleParams = ScaleParams(), stop: threading.Event | None = None, every: int = 5) -> Iterator[ScaleRun]:
     """Train the same wide-head model with and without dividing by sqrt(d); yield the run every `every` steps."""
-    return _cached_run(("scale", p), lambda: _apart(_scale_run, p, stop, every))
+    return runs.cached_run(("scale", p), lambda: runs.apart(_scale_run, p, stop, every))
 
 
 def explicit_step(model: GPT, opt: torch.optim.Optimizer, x: Tensor, y: Tensor) -> tuple[float, Tensor, float]:

@@ -72,8 +72,10 @@ def _until(condition, timeout: float = 30.0) -> None:
 
 def _counting(monkeypatch) -> list[str]:
     """Count how many times a run is actually trained (in its worker process): the names of the runs."""
-    calls, real = [], ex._apart
-    monkeypatch.setattr(ex, "_apart", lambda fn, *a: (calls.append(fn.__name__), real(fn, *a))[1])
+    from core import runs
+
+    calls, real = [], runs.apart
+    monkeypatch.setattr(runs, "apart", lambda fn, *a: (calls.append(fn.__name__), real(fn, *a))[1])
     return calls
 
 
@@ -206,3 +208,18 @@ def _tiny_figure():
     from matplotlib.figure import Figure
 
     return Figure(figsize=(1, 1))
+
+
+def test_the_cache_of_finished_runs_is_bounded(monkeypatch):
+    from core import runs
+
+    monkeypatch.setattr(runs, "CACHED_RUNS", 2)
+    monkeypatch.setattr(runs, "_CACHE", runs.OrderedDict())
+    for seed in range(3):  # three different runs (tiny generators: the cache does not care what trains)
+        list(runs.cached_run(("t", seed), lambda seed=seed: iter([_Done(seed)])))
+    assert list(runs._CACHE) == [("t", 1), ("t", 2)]
+
+
+class _Done:
+    def __init__(self, seed):
+        self.seed, self.done = seed, True
