@@ -1,6 +1,6 @@
 """Frame-cached heatmaps: matplotlib draws the text once, each request only colours the cell pixels.
 
-A heatmap figure is mostly text, and text is what costs in a draw. `core.plots` draws a figure once
+A heatmap figure is mostly text, and text is what costs in a draw. `core.heatmap` draws a figure once
 per shape with an all-blank image, keeps its pixels here as a `Frame` (with the anchors where its
 per-request text goes), and each request paints the cells into a copy with numpy (nearest-neighbour,
 the same pixel -> cell mapping matplotlib's 'nearest' uses) and encodes it with PIL. Frames are

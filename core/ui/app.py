@@ -81,7 +81,7 @@ def launch(demo: gr.Blocks, **kwargs) -> None:
 
     Warming (ATTENTION_LAB_WARM=0 turns it off) starts after the first page is served, so it never
     delays start-up: each tab's default view (~3 s in all), the common heatmap frames (~3 s), then the
-    two default experiments (~25 s, in a worker process).
+    two default experiments (~17 s, in a worker process).
     """
     demo.launch(
         server_name=os.environ.get("GRADIO_SERVER_NAME", "127.0.0.1"),

@@ -63,7 +63,7 @@ def figure_png(kind: str, run: ex.MaskRun | ex.ScaleRun) -> str:
 
 
 def warm(mask: ex.MaskParams = ex.MaskParams(), scale: ex.ScaleParams = ex.ScaleParams()) -> None:
-    """Train the default runs (~25 s on one core): a class's first "Train both" is then a cache hit, and a
+    """Train the default runs (~17 s, in a worker process): a class's first "Train both" is then a cache hit, and a
     click while this trains watches the same run instead of training a second copy."""
     *_, masked = ex.mask_experiment(mask, every=MASK_EVERY)
     figure_png("mask", masked)
