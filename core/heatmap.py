@@ -44,7 +44,7 @@ class Layout(NamedTuple):
     margin: int  # px left of and below the axes: token labels, then the axis title
 
 
-FRAMES = raster.FrameCache()  # drawn frames per Layout
+FRAMES = raster.DrawnCache()  # drawn frames per Layout
 
 
 def heatmap_grid(

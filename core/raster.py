@@ -16,6 +16,7 @@ from collections import OrderedDict
 from collections.abc import Callable, Hashable, Mapping
 from dataclasses import dataclass, field
 from types import MappingProxyType
+from typing import Any
 
 import numpy as np
 from matplotlib.colors import Colormap, ListedColormap, Normalize
@@ -110,43 +111,48 @@ def png_data_url(rgb: np.ndarray, compress_level: int = 1) -> str:
     return "data:image/png;base64," + base64.b64encode(buf.getvalue()).decode("ascii")
 
 
-class FrameCache:
-    """A thread-safe LRU of frames bounded by count and by bytes (a 64-token frame is tens of MB).
+class DrawnCache:
+    """A thread-safe LRU of things drawn once and shared between request threads (frames, PNGs),
+    bounded by count and by size (`size(item)`, bytes; a 64-token frame is tens of MB).
 
-    Drawing happens outside the lock: two threads missing the same key each draw their own figure
-    (no Figure is ever shared) and the second result simply replaces the first.
+    Drawing happens outside the lock: two threads missing the same key each draw their own (no Figure
+    is ever shared) and the second result simply replaces the first.
     """
 
-    def __init__(self, max_items: int = MAX_FRAMES, max_bytes: int = MAX_FRAME_BYTES) -> None:
-        self.max_items, self.max_bytes = max_items, max_bytes
-        self._frames: OrderedDict[Hashable, Frame] = OrderedDict()
+    def __init__(self, max_items: int = MAX_FRAMES, max_bytes: int = MAX_FRAME_BYTES,
+                 size: Callable[[Any], int] = lambda item: item.nbytes) -> None:
+        self.max_items, self.max_bytes, self.size = max_items, max_bytes, size
+        self._items: OrderedDict[Hashable, Any] = OrderedDict()
         self._lock = threading.Lock()
         self.hits = self.misses = 0
 
-    def get(self, key: Hashable, draw: Callable[[], Frame]) -> Frame:
+    def get(self, key: Hashable, draw: Callable[[], Any]) -> Any:
         with self._lock:
-            frame = self._frames.get(key)
-            if frame is not None:
-                self._frames.move_to_end(key)
+            item = self._items.get(key)
+            if item is not None:
+                self._items.move_to_end(key)
                 self.hits += 1
-                return frame
+                return item
             self.misses += 1
-        frame = draw()
+        item = draw()
         with self._lock:
-            self._frames[key] = frame
-            self._frames.move_to_end(key)
-            while len(self._frames) > 1 and (len(self._frames) > self.max_items or self.nbytes > self.max_bytes):
-                self._frames.popitem(last=False)
-        return frame
+            self._items[key] = item
+            self._items.move_to_end(key)
+            while len(self._items) > 1 and (len(self._items) > self.max_items or self.nbytes > self.max_bytes):
+                self._items.popitem(last=False)
+        return item
+
+    def __contains__(self, key: Hashable) -> bool:
+        return key in self._items
 
     @property
     def nbytes(self) -> int:
-        return sum(f.nbytes for f in self._frames.values())
+        return sum(self.size(item) for item in self._items.values())
 
     def __len__(self) -> int:
-        return len(self._frames)
+        return len(self._items)
 
     def clear(self) -> None:
         with self._lock:
-            self._frames.clear()
+            self._items.clear()
             self.hits = self.misses = 0

@@ -182,8 +182,8 @@ def test_warming_trains_the_default_runs_so_the_first_click_is_a_cache_hit(monke
     (mask,) = ex.mask_experiment(small_mask)  # one snapshot: the finished run, from the cache
     (scale,) = ex.scale_experiment(small_scale)
     assert mask.done and scale.done and len(calls) == 2
-    assert ("mask", small_mask, small_mask.steps, True) in experiments_tab._drawn  # the figures are drawn too
-    assert ("scale", small_scale, small_scale.steps, True) in experiments_tab._drawn
+    assert ("mask", small_mask, small_mask.steps, True) in experiments_tab.DRAWN  # the figures are drawn too
+    assert ("scale", small_scale, small_scale.steps, True) in experiments_tab.DRAWN
 
 
 def test_a_snapshot_is_drawn_once_however_many_students_watch_it(monkeypatch, mask_run):
@@ -193,7 +193,7 @@ def test_a_snapshot_is_drawn_once_however_many_students_watch_it(monkeypatch, ma
 
     drawn = []
     monkeypatch.setitem(experiments_tab.FIGURES, "mask", lambda run: (drawn.append(1), _tiny_figure())[1])
-    experiments_tab._drawn.clear()
+    experiments_tab.DRAWN.clear()
     first = experiments_tab.figure_png("mask", mask_run)
     again = experiments_tab.figure_png("mask", copy.deepcopy(mask_run))  # another watcher's copy of it
     assert again is first and len(drawn) == 1

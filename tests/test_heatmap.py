@@ -115,7 +115,7 @@ def test_new_weights_repaint_the_cells_of_the_same_frame():
     a = pixels(heatmap.heatmap_grid(causal_weights(rng, 4, 12), tokens, titles))
     b = pixels(heatmap.heatmap_grid(causal_weights(rng, 4, 12), tokens, titles))
     assert (heatmap.FRAMES.misses, heatmap.FRAMES.hits, len(heatmap.FRAMES)) == (1, 1, 1)  # drawn once, reused
-    (frame,) = heatmap.FRAMES._frames.values()
+    (frame,) = heatmap.FRAMES._items.values()
     assert not frame.rgb.flags.writeable  # shared between request threads: never painted in place
     y0, x0, h, w = frame.y0, frame.x0, len(frame.cell_row), len(frame.cell_col)
     differs = np.any(a != b, axis=-1)
@@ -146,7 +146,7 @@ def test_short_sentences_have_their_values_written_as_matplotlib_writes_them():
 def test_text_anchors_sit_in_the_middle_of_their_cells_rows_and_columns():
     tokens, titles = [f"t{i}" for i in range(6)], [f"head {h}" for h in range(4)]
     heatmap.heatmap_grid(causal_weights(np.random.default_rng(3), 4, 6), tokens, titles)
-    frame = next(f for key, f in heatmap.FRAMES._frames.items() if key.T == 6 and key.titles == tuple(titles))
+    frame = next(f for key, f in heatmap.FRAMES._items.items() if key.T == 6 and key.titles == tuple(titles))
     H = frame.rgb.shape[0]
 
     def span(cells: np.ndarray, start: int, k: int) -> tuple[float, float]:
@@ -183,19 +183,19 @@ def test_frame_cache_is_bounded_by_count_and_bytes():
         rgba = np.zeros((1, nbytes // 3, 4), dtype=np.uint8)
         return raster.make_frame(rgba, 0, 0, np.zeros(0, dtype=np.int64), np.zeros(0, dtype=np.int64))
 
-    cache = raster.FrameCache(max_items=3, max_bytes=10**9)
+    cache = raster.DrawnCache(max_items=3, max_bytes=10**9)
     for key in range(5):
         cache.get(key, lambda: frame(30))
-    assert len(cache) == 3 and list(cache._frames) == [2, 3, 4]
+    assert len(cache) == 3 and list(cache._items) == [2, 3, 4]
     cache.get(2, lambda: frame(30))  # a hit moves to the end: 3 goes next
     cache.get(5, lambda: frame(30))
-    assert list(cache._frames) == [4, 2, 5]
-    by_bytes = raster.FrameCache(max_items=100, max_bytes=100)
+    assert list(cache._items) == [4, 2, 5]
+    by_bytes = raster.DrawnCache(max_items=100, max_bytes=100)
     for key in range(5):
         by_bytes.get(key, lambda: frame(30))
     assert len(by_bytes) == 3 and by_bytes.nbytes <= 100
     by_bytes.get("huge", lambda: frame(300))  # larger than the bound on its own: kept alone, for this request
-    assert list(by_bytes._frames) == ["huge"]
+    assert list(by_bytes._items) == ["huge"]
 
 
 def test_concurrent_requests_draw_the_same_pixels():

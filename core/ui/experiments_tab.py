@@ -4,14 +4,13 @@ from __future__ import annotations
 
 import html
 import logging
-import threading
-from collections import OrderedDict
 
 import gradio as gr
 
 from core import experiments as ex
 from core.experiment_plots import mask_figure, scale_figure
 from core.plots import to_data_url
+from core.raster import DrawnCache
 
 from .common import TRAINING_GROUP, TRAINING_LIMIT, plot
 
@@ -39,9 +38,7 @@ def _fail(exc: Exception) -> gr.Error:
 
 
 FIGURES = {"mask": mask_figure, "scale": scale_figure}
-_drawn: OrderedDict[tuple, str] = OrderedDict()  # (kind, params, steps done, done) -> PNG data URL
-_drawn_lock = threading.Lock()
-DRAWN_MAX = 256
+DRAWN = DrawnCache(max_items=256, max_bytes=32 * 2**20, size=len)  # (kind, params, steps, done) -> PNG data URL
 
 
 def figure_png(kind: str, run: ex.MaskRun | ex.ScaleRun) -> str:
@@ -49,17 +46,7 @@ def figure_png(kind: str, run: ex.MaskRun | ex.ScaleRun) -> str:
 
     Runs are seeded and deterministic, so (params, steps done, done) names what the figure shows.
     """
-    key = (kind, run.params, len(run.steps), run.done)
-    with _drawn_lock:
-        if key in _drawn:
-            _drawn.move_to_end(key)
-            return _drawn[key]
-    url = to_data_url(FIGURES[kind](run))  # drawn outside the lock: two first watchers may both draw
-    with _drawn_lock:
-        _drawn[key] = url
-        while len(_drawn) > DRAWN_MAX:
-            _drawn.popitem(last=False)
-    return url
+    return DRAWN.get((kind, run.params, len(run.steps), run.done), lambda: to_data_url(FIGURES[kind](run)))
 
 
 def warm(mask: ex.MaskParams = ex.MaskParams(), scale: ex.ScaleParams = ex.ScaleParams()) -> None:
