@@ -77,7 +77,8 @@ def _train(key: object, live: _Live, start: Callable[[], Iterator[Any]]) -> Iter
                     _CACHE[key] = run
                     while len(_CACHE) > CACHED_RUNS:
                         _CACHE.popitem(last=False)
-                    _LIVE.pop(key, None)
+                    if _LIVE.get(key) is live:  # (not a newer run of the same key that took over)
+                        del _LIVE[key]
             live.publish(run, ended=run.done)
             yield run
     finally:  # stopped, closed or failed: watchers take over
