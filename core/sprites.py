@@ -85,11 +85,18 @@ def sprite(text: str, style: Style, bg: tuple[int, int, int]) -> Sprite:
     return drawn
 
 
-def _text(text: str, style: Style) -> Text:
-    t = Text(0, 0, text, ha=style.ha, va=style.va, rotation=style.rotation, fontsize=style.size,
+def text_artist(text: str, style: Style, x: int = 0, y: int = 0) -> Text:
+    """The matplotlib Text a sprite stands for, anchored at display pixel (x, y): add it to a figure
+    (fig.add_artist) to draw what stamp() copies."""
+    t = Text(x, y, text, ha=style.ha, va=style.va, rotation=style.rotation, fontsize=style.size,
              color=style.color, transform=IdentityTransform())
     if style.family is not None:
         t.set_family(list(style.family))
+    return t
+
+
+def _text(text: str, style: Style) -> Text:
+    t = text_artist(text, style)
     t.set_figure(_figure(style.dpi))
     return t
 

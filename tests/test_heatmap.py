@@ -6,7 +6,7 @@ import io
 import numpy as np
 from PIL import Image
 
-from core import heatmap, plots
+from core import heatmap, plots, sprites
 
 
 def png(url: str) -> Image.Image:
@@ -62,7 +62,6 @@ def matplotlib_drawn(mats, tokens, titles, vmin=0.0, vmax=1.0, cmap="viridis", m
     """The same figure drawn wholly by matplotlib in one draw: the image, then every label, axis title
     and value as a Text artist at the place heatmap_grid stamps its sprite."""
     from matplotlib.backends.backend_agg import FigureCanvasAgg
-    from matplotlib.transforms import IdentityTransform
 
     T, gap = len(tokens), len(tokens) + 1
     rows, cols = heatmap.grid(len(mats), max_cols)
@@ -81,8 +80,7 @@ def matplotlib_drawn(mats, tokens, titles, vmin=0.0, vmax=1.0, cmap="viridis", m
     if annotate:
         texts += [t[:4] for t in heatmap.value_texts(frame, canvas, (lo + hi) / 2)]
     for text, style, x, y in texts:
-        fig.text(x, y, text, transform=IdentityTransform(), ha=style.ha, va=style.va, rotation=style.rotation,
-                 fontsize=style.size, color=style.color, **({"family": list(style.family)} if style.family else {}))
+        fig.add_artist(sprites.text_artist(text, style, x, y))
     agg = FigureCanvasAgg(fig)
     agg.draw()
     return np.asarray(agg.buffer_rgba())[..., :3].copy()

@@ -4,7 +4,6 @@ import numpy as np
 import pytest
 from matplotlib.backends.backend_agg import FigureCanvasAgg
 from matplotlib.figure import Figure
-from matplotlib.transforms import IdentityTransform
 
 from core import sprites
 
@@ -15,8 +14,7 @@ def drawn_by_matplotlib(items, bg=(255, 255, 255)) -> np.ndarray:
     """Texts as Text artists on a figure of (H, W) pixels filled with bg, in one draw."""
     fig = Figure(figsize=(W / 80, H / 80), dpi=80, facecolor=np.array(bg) / 255)
     for text, style, x, y in items:
-        fig.text(x, y, text, transform=IdentityTransform(), ha=style.ha, va=style.va, rotation=style.rotation,
-                 fontsize=style.size, color=style.color, **({"family": list(style.family)} if style.family else {}))
+        fig.add_artist(sprites.text_artist(text, style, x, y))
     agg = FigureCanvasAgg(fig)
     agg.draw()
     return np.asarray(agg.buffer_rgba())[..., :3].copy()
