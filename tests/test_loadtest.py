@@ -1,12 +1,15 @@
 """scripts/loadtest.py still runs against the app: a tiny class, and the plain-HTTP call it times."""
 
 import importlib.util
+import sys
 from pathlib import Path
 
 SCRIPT = Path(__file__).resolve().parents[1] / "scripts" / "loadtest.py"
 
 
 def loadtest():
+    if str(SCRIPT.parent) not in sys.path:  # as when the script is run: its own directory first
+        sys.path.insert(0, str(SCRIPT.parent))
     spec = importlib.util.spec_from_file_location("loadtest", SCRIPT)
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)
