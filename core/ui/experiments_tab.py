@@ -139,15 +139,20 @@ def run_scale(steps: float = ex.ScaleParams.steps, seed: float = 0, progress=gr.
         raise _fail(exc) from None
 
 
+def _controls(kind: str, max_steps: int, steps: int) -> tuple[gr.Slider, gr.Number, gr.Button, gr.Button]:
+    """Steps, seed, "Train both" and "Stop", in one row; element ids start with `kind`."""
+    with gr.Row():
+        return (gr.Slider(10, max_steps, value=steps, step=10, label="training steps", elem_id=f"{kind}-steps"),
+                gr.Number(value=0, precision=0, label="seed", elem_id=f"{kind}-seed"),
+                gr.Button("Train both", variant="primary", elem_id=f"{kind}-go"),
+                gr.Button("Stop", elem_id=f"{kind}-stop"))
+
+
 def build(ctx) -> None:
     cpu = dict(concurrency_id=TRAINING_GROUP, concurrency_limit=TRAINING_LIMIT)  # see common.py
     with gr.Tab("Causal mask"):
         gr.Markdown(MASK_INTRO)
-        with gr.Row():
-            m_steps = gr.Slider(10, 1000, value=ex.MaskParams.steps, step=10, label="training steps", elem_id="mask-steps")
-            m_seed = gr.Number(value=0, precision=0, label="seed", elem_id="mask-seed")
-            m_go = gr.Button("Train both", variant="primary", elem_id="mask-go")
-            m_stop = gr.Button("Stop", elem_id="mask-stop")
+        m_steps, m_seed, m_go, m_stop = _controls("mask", 1000, ex.MaskParams.steps)
         m_plot = gr.Plot(label="Loss while training", elem_id="mask-plot")
         m_words = gr.Markdown(elem_id="mask-words")
         with gr.Row():
@@ -159,14 +164,10 @@ def build(ctx) -> None:
         m_stop.click(None, None, None, cancels=[m_run], api_visibility="private")
     with gr.Tab("√d scaling"):
         gr.Markdown(SCALE_INTRO)
-        with gr.Row():
-            s_steps = gr.Slider(10, 500, value=ex.ScaleParams.steps, step=10, label="training steps", elem_id="scale-steps")
-            s_seed = gr.Number(value=0, precision=0, label="seed", elem_id="scale-seed")
-            s_go = gr.Button("Train both", variant="primary", elem_id="scale-go")
-            s_stop = gr.Button("Stop", elem_id="scale-stop")
+        s_steps, s_seed, s_go, s_stop = _controls("scale", 500, ex.ScaleParams.steps)
         s_plot = gr.Plot(label="Softmax statistics while training", elem_id="scale-plot")
         s_words = gr.Markdown(elem_id="scale-words")
         s_json = gr.JSON(label="JSON (the /scale_experiment API output)", open=False)
         s_run = s_go.click(run_scale, [s_steps, s_seed], [s_plot, s_words, s_json], api_name="scale_experiment", **cpu)
         s_stop.click(None, None, None, cancels=[s_run], api_visibility="private")
-    ctx.warm.append(warm)  # last: the longest (~25 s in a worker process)
+    ctx.warm.append(warm)  # last: the longest (~17 s in a worker process)
