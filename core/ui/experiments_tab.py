@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import html
 import logging
+from collections.abc import Iterator
 
 import gradio as gr
 
@@ -102,15 +103,21 @@ def _words(s: dict, cached: bool) -> str:
             f"Honest loss: with mask {hl['masked']}, without mask **{hl['unmasked']}** bits/word.")
 
 
+def _snapshots(runs, total: int, progress) -> Iterator[tuple[ex.MaskRun | ex.ScaleRun, bool]]:
+    """Each snapshot with whether the run came from the cache (a finished first snapshot did); progress shown."""
+    cached = None
+    for run in runs:
+        cached = run.done if cached is None else cached
+        progress(len(run.steps) / total, desc=f"step {len(run.steps)} of {total}")
+        yield run, cached
+
+
 def run_mask(steps: float = ex.MaskParams.steps, seed: float = 0, progress=gr.Progress()):
     """Train both models; yields the growing figure. JSON: final losses, samples, seconds."""
     try:
         steps, seed = _check(steps, seed)
         p = ex.MaskParams(steps=steps, seed=seed)
-        cached = None
-        for run in ex.mask_experiment(p, every=MASK_EVERY):
-            cached = run.done if cached is None else cached  # a finished first snapshot came from the cache
-            progress(len(run.steps) / p.steps, desc=f"step {len(run.steps)} of {p.steps}")
+        for run, cached in _snapshots(ex.mask_experiment(p, every=MASK_EVERY), p.steps, progress):
             s = mask_summary(run)
             figure = figure_png("mask", run)
             yield (plot(figure), _words(s, cached), run.samples.get("masked", ""),
@@ -124,10 +131,7 @@ def run_scale(steps: float = ex.ScaleParams.steps, seed: float = 0, progress=gr.
     try:
         steps, seed = _check(steps, seed)
         p = ex.ScaleParams(steps=steps, seed=seed)
-        cached = None
-        for run in ex.scale_experiment(p, every=SCALE_EVERY):
-            cached = run.done if cached is None else cached
-            progress(len(run.steps) / p.steps, desc=f"step {len(run.steps)} of {p.steps}")
+        for run, cached in _snapshots(ex.scale_experiment(p, every=SCALE_EVERY), p.steps, progress):
             s = scale_summary(run)
             mw, g = s["max_weight"], s["softmax_input_grad_norm"]
             words = ("served from the cache. " if cached else f"{s['steps_done']} steps in {s['seconds']} s. ") + (
