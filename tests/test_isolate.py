@@ -1,4 +1,4 @@
-"""core.isolate: a generator iterated in a worker process, its failures and its end reported here."""
+"""core.serve.isolate: a generator iterated in a worker process, its failures and its end reported here."""
 
 import itertools
 import multiprocessing
@@ -6,7 +6,7 @@ import os
 
 import pytest
 
-from core.isolate import run_isolated
+from core.serve.isolate import run_isolated
 
 
 def test_items_are_computed_in_another_process_and_arrive_in_order():
@@ -47,7 +47,7 @@ def test_workers_do_not_rerun_the_main_script(tmp_path, how):
 
     code = (
         "print('MAIN RAN', flush=True)\n"
-        "from core.isolate import run_isolated\n"
+        "from core.serve.isolate import run_isolated\n"
         "if __name__ == '__main__':\n"
         "    print(list(run_isolated(iter, [1, 2])), flush=True)\n"
     )

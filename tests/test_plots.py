@@ -1,4 +1,4 @@
-"""core.plots: figures come back as PNG data URLs, drawn from the data, without pyplot state."""
+"""core.render.plots: figures come back as PNG data URLs, drawn from the data, without pyplot state."""
 
 import base64
 import io
@@ -7,7 +7,7 @@ import sys
 
 from PIL import Image
 
-from core import plots
+from core.render import plots
 
 
 def png(url: str) -> Image.Image:
@@ -42,7 +42,7 @@ def test_bars_and_lines():
 
 def test_no_pyplot_state():
     code = (
-        "import sys, numpy as np; from core import heatmap, plots;"
+        "import sys, numpy as np; from core.render import heatmap; from core.render import plots;"
         "heatmap.heatmap_grid([np.eye(2)], ['a', 'b'], ['h']); plots.bars([1.0], ['a'], 0, 't', 'y');"
         "assert 'matplotlib.pyplot' not in sys.modules, 'pyplot was imported'"
     )
