@@ -86,8 +86,6 @@ def human(n: float, unit: str = "") -> str:
 
 # ---- the Model tab's table: a preset over a variant against plain multi-head ----------------
 
-KV_OPTIONS = ("n_kv_heads", "window")  # the two knobs the tab shows; passed to any variant that declares them
-
 
 def _config(registry: Registry, preset: str, variant: str, n_kv_heads: float, window: float) -> GPTConfig:
     """The preset over the variant, with the two knobs the Model tab offers where the variant declares them."""
