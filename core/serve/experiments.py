@@ -1,7 +1,7 @@
 """The experiments as the app runs them: trained in a worker process, shared by a class, figures drawn once.
 
 A notebook calls core.lab.experiments directly; the app calls these. The first caller trains (in a
-worker process, core.serve.isolate) and later callers asking for the same run watch it or get the
+worker process, core.sandbox) and later callers asking for the same run watch it or get the
 finished result (core.serve.runs). Each snapshot's figure is drawn once however many students watch.
 """
 

@@ -1,6 +1,6 @@
 """Training runs shared by a class: a finished run is cached, a run in progress is watched, not repeated.
 
-A run is a generator of snapshots. The first caller trains it (in a worker process, core.isolate) and
+A run is a generator of snapshots. The first caller trains it (in a worker process, core.sandbox) and
 publishes a copy of each snapshot; a caller asking for the same run meanwhile yields those copies
 instead of training a second one; once it finishes, everyone gets it from the cache at once.
 """
@@ -14,12 +14,13 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
-from . import isolate
+from .. import sandbox
 
 CACHED_RUNS = 64  # finished runs kept (~50 KB each), least recently asked for dropped first
 _CACHE: OrderedDict[object, object] = OrderedDict()  # key -> finished run
 _LIVE: dict[object, _Live] = {}  # key -> run in progress, watched by later callers
 _LOCK = threading.Lock()
+TRAINING_NICE = 10  # a class's clicks go first when the cores are busy
 STALE_S = 120.0  # a run that published nothing for this long was abandoned: its watchers start their own
 
 
@@ -89,9 +90,9 @@ def _train(key: object, live: _Live, start: Callable[[], Iterator[Any]]) -> Iter
 
 
 def apart(fn: Callable[..., Iterator[Any]], p: Any, stop: threading.Event | None, every: int) -> Iterator[Any]:
-    """fn(p, None, every) trained in a worker process (core.isolate), so the server's request threads keep
-    the interpreter; `stop` is checked here between snapshots and ends the worker."""
-    runs = isolate.run_isolated(fn, p, None, every)
+    """fn(p, None, every) trained in a worker process (core.sandbox), niced below the server's request threads,
+    so they keep the interpreter and the cores; `stop` is checked here between snapshots and ends the worker."""
+    runs = sandbox.stream(fn, p, None, every, nice=TRAINING_NICE)
     try:
         for run in runs:
             if stop is not None and stop.is_set() and not run.done:
