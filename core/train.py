@@ -182,6 +182,17 @@ def fresh_text_report(model: GPT, tokenizer: Tokenizer, seed: int, n_sentences: 
     return evaluate(model, data) * LOG2E, unigram_entropy(data.tolist())
 
 
+def _rounded(value):
+    """Floats to 4 places, through dicts and lists (for the JSON notes)."""
+    if isinstance(value, float):
+        return round(value, 4)
+    if isinstance(value, dict):
+        return {k: _rounded(v) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [_rounded(v) for v in value]
+    return value
+
+
 def train_tiny(
     settings: TrainSettings = TrainSettings(),
     config: GPTConfig | None = None,
@@ -208,6 +219,9 @@ def train_tiny(
     history = train_loop(model, data, settings, on_step)
     seconds = time.perf_counter() - t0
     test_loss, test_unigram = fresh_text_report(model, tokenizer, settings.test_seed)
+    from core.lab.pronoun import heldout_sentences, measure
+
+    pronoun = measure(model, tokenizer, heldout_sentences())
     report = TinyReport(
         seconds=round(seconds, 1),
         final_train_loss=sum(s.loss for s in history[-50:]) / min(50, len(history)) * LOG2E,
@@ -216,8 +230,10 @@ def train_tiny(
         test_unigram_entropy=test_unigram,
         grammar_entropy=grammar_entropy(),
         n_params=model.num_params(),
+        extra={"pronoun": pronoun.to_dict()},
     )
     if out_dir is not None:
         notes = {k: round(v, 4) if isinstance(v, float) else v for k, v in vars(report).items() if k != "extra"}
-        save_tiny(model, tokenizer, out_dir, {"training": vars(settings), "report": notes})
+        save_tiny(model, tokenizer, out_dir, {"training": vars(settings), "report": notes,
+                                              "pronoun": _rounded(report.extra["pronoun"])})
     return model, report
