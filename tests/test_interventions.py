@@ -101,14 +101,19 @@ def test_heldout_table_sets_each_heads_pattern_beside_what_ablating_it_costs():
     config = tiny_config()
     assert [(h.layer, h.head) for h in table.heads] == [(la, h) for la in range(config.n_layers)
                                                          for h in range(config.n_heads)]
-    assert table.n_words > 5000 and table.n_after_may > 100
+    assert table.n_words > 5000 and table.n_after_may > 80
     for h in table.heads:
         assert 0 <= h.pattern_weight <= 1 and set(h.loss_increase) == set(h.after_may_increase) == {"zero", "uniform"}
     layer, head = shipped_report().head
     pronoun = next(h for h in table.heads if (h.layer, h.head) == (layer, head))
-    assert pronoun.role == "pronoun → its noun"
-    # taking the pronoun head out costs the word after 它 可能 / it may more than any other head does
-    assert pronoun.after_may_increase["zero"] == max(h.after_may_increase["zero"] for h in table.heads)
+    assert pronoun.role == "pronoun → its noun" and pronoun.pattern_weight > 0.7
+    # it matters: without it the word after 它 可能 / it may costs more than 0.2 bits more (from ~0.005)
+    assert table.base_after_may < 0.05 and pronoun.after_may_increase["zero"] > 0.2
+    # ... but weights are not importance: a head with no pattern above the threshold costs the held-out loss
+    # more than the most striking head does, and the most striking head is not the one the word after may needs most
+    spread = [h for h in table.heads if h.role == "spread out"]
+    assert max(h.loss_increase["zero"] for h in spread) > pronoun.loss_increase["zero"]
+    assert max(h.after_may_increase["zero"] for h in table.heads) > pronoun.after_may_increase["zero"]
     assert heldout_effects() is table  # cached: computed once per process
 
 

@@ -86,3 +86,16 @@ def test_layer_panel_names_every_head_of_the_layer_from_measurements():
     assert "zebra" in layer_panel("the zebra slept .", 0, 0).note
     with pytest.raises(ValueError, match="heads 0-3"):
         layer_panel(EXAMPLES[0], 0, 9)
+
+
+def test_a_head_that_sends_the_pronoun_to_its_noun_scores_on_it_and_not_on_the_document():
+    words = "合同 违约金 过高 ， 它 可能 存在 风险".split()
+    T = len(words)
+    w = torch.eye(T)
+    w[4] = 0
+    w[4, 1] = 1.0  # 它 -> 违约金
+    assert pattern_scores(words, w)["pronoun → its noun"] == 1.0
+    w[4] = 0
+    w[4, 0] = 1.0  # 它 -> 合同: the document, the wrong noun
+    assert pattern_scores(words, w)["pronoun → its noun"] == 0.0
+    assert "pronoun → its noun" not in pattern_scores("the fox slept .".split(), torch.eye(4))

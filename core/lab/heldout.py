@@ -54,3 +54,14 @@ def next_word_bits(logits: Tensor, batch: Batch) -> Tensor:
     nxt[:, :-1] = batch.idx[:, 1:]
     nats = F.cross_entropy(logits.reshape(N * T, V), nxt.reshape(-1), reduction="none").view(N, T)
     return torch.where(batch.targets, nats / math.log(2), torch.full_like(nats, float("nan")))
+
+
+def noun_bits(bits: Tensor, batch: Batch, nouns: frozenset[str]) -> tuple[float, float]:
+    """Mean bits to predict a noun named before in its sentence (a repeat), and one named for the first time."""
+    repeat, first = [], []
+    for n, words in enumerate(batch.words):
+        for t in range(len(words) - 1):
+            nxt = words[t + 1]
+            if nxt in nouns:
+                (repeat if nxt in words[: t + 1] else first).append(float(bits[n, t]))
+    return sum(repeat) / max(1, len(repeat)), sum(first) / max(1, len(first))
