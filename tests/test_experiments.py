@@ -8,7 +8,7 @@ import pytest
 
 from core import experiments as ex
 
-SMALL_MASK = ex.MaskParams(steps=100, context_length=8, d_model=32, eval_every=99)
+SMALL_MASK = ex.MaskParams(steps=200, context_length=8, d_model=32, eval_every=199)
 SMALL_SCALE = ex.ScaleParams(steps=6, context_length=8)
 
 
