@@ -65,7 +65,7 @@ class GPTConfig:
 # GPT-2's published sizes (vocab 50257, context 1024); counts below are unique parameters,
 # tied head counted once, position embeddings included: 124,439,808 / 354,823,168 / 774,030,080 / 1,557,611,200.
 _GPT2 = dict(vocab_size=50257, context_length=1024)
-TINY_VOCAB = 110
+TINY_VOCAB = 200
 PRESETS: dict[str, GPTConfig] = {
     "gpt2-small": GPTConfig(**_GPT2, d_model=768, n_heads=12, n_layers=12),
     "gpt2-medium": GPTConfig(**_GPT2, d_model=1024, n_heads=16, n_layers=24),

@@ -8,7 +8,7 @@ import pytest
 
 from core.lab import experiments as ex
 
-SMALL_MASK = ex.MaskParams(steps=100, context_length=8, d_model=32, eval_every=99)
+SMALL_MASK = ex.MaskParams(steps=200, context_length=8, d_model=32, eval_every=199)
 SMALL_SCALE = ex.ScaleParams(steps=6, context_length=8)
 
 
@@ -112,7 +112,7 @@ def test_one_thread_restores_the_thread_count_when_callers_overlap():
 
     import torch
 
-    from core.lab.train import one_thread
+    from core.lab.tiny import one_thread
 
     def seen_by_new_thread() -> int:  # torch's default for threads started later (the server's pool)
         box = []

@@ -99,7 +99,7 @@ def test_sliding_window_blocks_outside_the_band(lab):
 
 
 def test_weights_payload_shape(lab):
-    run = lab.run(make_request("I ❤️ 你好", n_heads=4))
+    run = lab.run(make_request("I ❤️ 你 好", n_heads=4))
     p = weights_payload(run)
     assert p["tokens"] == ["I", "❤️", "你", "好"]
     assert len(p["weights"]) == 4 and all(len(h) == 4 and all(len(r) == 4 for r in h) for h in p["weights"])

@@ -8,7 +8,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from core.config import ConfigError
-from core.lab.text import MAX_TOKENS, embed, embed_at, positions, token_vector, tokenize
+from core.lab.text import EXAMPLES, MAX_TOKENS, embed, embed_at, positions, token_vector, tokenize
 
 
 def toks(s: str) -> tuple[str, ...]:
@@ -29,10 +29,54 @@ def test_unicode_words_and_combining_marks():
     assert toks("cafe\u0301") == ("café",)  # decomposed accent normalised into one word
 
 
-def test_cjk_without_spaces_splits_one_per_character():
-    assert toks("我爱自然语言") == ("我", "爱", "自", "然", "语", "言")
+CHAPTER = "合同 违约金 过高 ， 它 可能 存在 风险"
+
+
+def test_chinese_written_with_spaces_is_split_at_the_spaces():
+    t = tokenize(CHAPTER)
+    assert t.tokens == ("合同", "违约金", "过高", "，", "它", "可能", "存在", "风险")  # the full-width comma stays
+    assert t.note == "" and not t.segmented
     assert toks("我 爱 你。") == ("我", "爱", "你", "。")
+    assert toks("我 爱 自 然 语 言") == tuple("我爱自然语言")  # spaces between characters: characters
+
+
+def test_chinese_without_spaces_is_cut_into_words_with_a_note():
+    t = tokenize("这份合同中的违约金过高，它可能存在风险")
+    assert t.tokens == ("这份", "合同", "中", "的", "违约金", "过高", "，", "它", "可能", "存在", "风险")
+    assert t.segmented and "cut into words automatically" in t.note
+    assert toks("这份报告中的指标过高，它可能")[4] == "指标"
+    assert toks("我爱自然语言") == ("我", "爱", "自然语言")
+    assert toks("I ❤️ 你好!") == ("I", "❤️", "你好", "!")
+
+
+def test_kana_text_keeps_one_token_per_character():
     assert toks("カタカナとひらがな") == tuple("カタカナとひらがな")
+    assert toks("日本語のテキスト") == tuple("日本語のテキスト")  # Han in Japanese text: not cut as Chinese
+    assert not tokenize("日本語のテキスト").segmented
+
+
+def test_without_the_segmenter_chinese_falls_back_to_characters_and_says_so(monkeypatch):
+    from core import segment
+
+    monkeypatch.setattr(segment, "_segmenter", lambda: None)
+    t = tokenize("违约金过高")
+    assert t.tokens == tuple("违约金过高") and not t.segmented and "not installed" in t.note
+    assert toks(CHAPTER)[1] == "违约金"  # spaced text needs no segmenter
+
+
+def test_the_segmenter_is_imported_only_when_chinese_without_spaces_appears():
+    import subprocess
+    import sys
+
+    code = ("import sys; from core.lab.text import tokenize; tokenize('The cat sat'); tokenize('合同 违约金'); "
+            "a = 'rjieba' in sys.modules; tokenize('合同违约金'); print(a, 'rjieba' in sys.modules)")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
+    assert out.split() == ["False", "True"]
+
+
+def test_examples_offer_the_chapters_sentence_as_its_8_words():
+    assert EXAMPLES[0] == CHAPTER and len(tokenize(EXAMPLES[0])) == 8
+    assert all(0 < len(tokenize(e)) <= MAX_TOKENS and not tokenize(e).truncated for e in EXAMPLES)
 
 
 def test_emoji_are_kept_whole():

@@ -94,3 +94,16 @@ def test_the_sliders_range_over_the_shipped_models_layers_and_heads():
 
     config = tiny_config()
     assert last_layer_and_head() == (config.n_layers - 1, config.n_heads - 1)
+
+
+def test_a_head_that_sends_the_pronoun_to_its_noun_scores_on_it_and_not_on_the_document():
+    words = "合同 违约金 过高 ， 它 可能 存在 风险".split()
+    T = len(words)
+    w = torch.eye(T)
+    w[4] = 0
+    w[4, 1] = 1.0  # 它 -> 违约金
+    assert pattern_scores(words, w)["pronoun → its noun"] == 1.0
+    w[4] = 0
+    w[4, 0] = 1.0  # 它 -> 合同: the document, the wrong noun
+    assert pattern_scores(words, w)["pronoun → its noun"] == 0.0
+    assert "pronoun → its noun" not in pattern_scores("the fox slept .".split(), torch.eye(4))

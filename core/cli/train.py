@@ -38,4 +38,11 @@ def run(args: argparse.Namespace) -> int:
     print(f"fresh text (seed {TrainSettings().test_seed}): model loss {r.test_loss:.3f} bits/word, "
           f"unigram entropy {r.test_unigram_entropy:.3f} bits/word (ratio {r.test_loss / r.test_unigram_entropy:.2f}); "
           f"the grammar's own entropy is {r.grammar_entropy:.3f} bits/word")
+    p = r.extra["pronoun"]
+    layer, head = p["head"]
+    for lang in ("zh", "en"):
+        print(f"{lang}: layer {layer} head {head} puts {p['on_noun'][lang][layer][head]:.2f} of the pronoun's weight on "
+              f"its noun ({p['on_document'][lang][layer][head]:.2f} on the document; {p['n_cases'][lang]} held-out cases); "
+              f"word after the pronoun + may: {p['loss_after_may'][lang]:.3f} bits, the noun hidden "
+              f"{p['noun_hidden'][lang]:.3f}, best possible without the noun {p['noun_blind_bound'][lang]:.3f}")
     return 0

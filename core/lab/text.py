@@ -10,8 +10,16 @@ from dataclasses import dataclass
 import torch
 from torch import Tensor
 
+from .. import segment
 from ..config import ConfigError
 
+EXAMPLES = (  # the sentences the app offers; the first is the Chinese chapter's running example, pre-segmented
+    "合同 违约金 过高 ， 它 可能 存在 风险",
+    "这份合同中的违约金过高，它可能存在风险",
+    "这份报告中的指标过高，它可能误导读者",
+    "The cat sat on the mat because it was tired",
+    "Wait, what? It works: attention, masks and heads!",
+)
 MAX_TOKENS = 64
 MAX_CHARS = 4096  # read no further: a pasted book costs the same as a sentence
 ZWJ, VS16, KEYCAP = "\u200d", "\ufe0f", "\u20e3"
@@ -34,13 +42,22 @@ class Tokens:
     tokens: tuple[str, ...]
     truncated: bool = False
     limit: int = MAX_TOKENS
+    segmented: bool = False  # Chinese without spaces was cut into words by the segmenter
+    no_segmenter: bool = False  # ... or would have been, but rjieba is not installed: one token per character
 
     @property
     def note(self) -> str:
-        """The sentence a person sees when their input was cut ("" when it was not)."""
-        if not self.truncated:
-            return ""
-        return f"The sentence was cut: the lab reads its first {self.limit} tokens (at most {MAX_CHARS} characters)."
+        """The sentences a person sees about how their input was read ("" when there is nothing to say)."""
+        notes = []
+        if self.segmented:
+            notes.append("Chinese written without spaces was cut into words automatically (rjieba); "
+                         "put spaces between words to choose them yourself.")
+        if self.no_segmenter:
+            notes.append("Chinese written without spaces is split one character per token here: "
+                         "the rjieba segmenter is not installed.")
+        if self.truncated:
+            notes.append(f"The sentence was cut: the lab reads its first {self.limit} tokens (at most {MAX_CHARS} characters).")
+        return " ".join(notes)
 
     def __len__(self) -> int:
         return len(self.tokens)
@@ -81,17 +98,26 @@ def _emoji_end(text: str, i: int) -> int:
 
 
 def tokenize(sentence: str, max_tokens: int = MAX_TOKENS) -> Tokens:
-    """Words, punctuation on its own, CJK one character each, emoji whole; control/zero-width dropped."""
+    """Words, punctuation on its own, Chinese words (core.segment), kana one each, emoji whole; control dropped."""
     if not isinstance(sentence, str):
         raise ConfigError("sentence must be text")
     text = unicodedata.normalize("NFC", sentence[:MAX_CHARS])
+    mode = segment.han_mode(text)
     tokens: list[str] = []
+    cut_runs = False  # did the segmenter cut a run of two or more characters?
     i, n = 0, len(text)
     while i < n and len(tokens) <= max_tokens:  # stop one past the cap: huge input stays cheap
         ch = text[i]
         cat = unicodedata.category(ch)
         if ch.isspace() or cat in _DROP:
             i += 1
+        elif mode != "characters" and segment.is_han(ch):
+            j = i + 1
+            while j < n and segment.is_han(text[j]):
+                j += 1
+            tokens.extend(segment.han_words(text[i:j], mode))
+            cut_runs = cut_runs or (mode == "segment" and j - i > 1)
+            i = j
         elif _is_word(ch):
             j = i + 1
             while j < n and (
@@ -106,11 +132,13 @@ def tokenize(sentence: str, max_tokens: int = MAX_TOKENS) -> Tokens:
             j = _emoji_end(text, i)
             tokens.append(text[i:j])
             i = j
-        else:  # punctuation, symbols, one CJK character: a token of one character
+        else:  # punctuation, symbols, kana, Han in Japanese text: a token of one character
             tokens.append(ch)
             i += 1
     truncated = len(tokens) > max_tokens or len(sentence) > MAX_CHARS
-    return Tokens(tuple(tokens[:max_tokens]), truncated, max_tokens)
+    available = not cut_runs or segment.segmenter_available()
+    return Tokens(tuple(tokens[:max_tokens]), truncated, max_tokens, segmented=cut_runs and available,
+                  no_segmenter=not available)
 
 
 def _token_seed(token: str, seed: int) -> int:

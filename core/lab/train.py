@@ -3,10 +3,8 @@
 from __future__ import annotations
 
 import math
-import threading
 import time
-from collections.abc import Callable, Iterator
-from contextlib import contextmanager
+from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 
@@ -18,33 +16,6 @@ from ..corpus import Tokenizer, generate, unigram_entropy
 from ..model import GPT, PRESETS, GPTConfig, save_tiny
 
 LOG2E = 1 / math.log(2)  # nats -> bits
-_threads_lock = threading.Lock()
-_threads_users = 0  # how many callers are inside one_thread() right now (the app serves several at once)
-_threads_saved = 1
-
-
-@contextmanager
-def one_thread() -> Iterator[None]:
-    """Small models on shared cores run faster on one thread (no spinning workers); restored afterwards.
-
-    torch's thread count is process-wide, so concurrent callers share one counter: the first in
-    saves and lowers it, the last out restores it (two overlapping requests cannot leave it at 1).
-    """
-    global _threads_users, _threads_saved
-    with _threads_lock:
-        if _threads_users == 0:
-            _threads_saved = torch.get_num_threads()
-            torch.set_num_threads(1)
-        _threads_users += 1
-    try:
-        yield
-    finally:
-        with _threads_lock:
-            _threads_users -= 1
-            if _threads_users == 0:
-                torch.set_num_threads(_threads_saved)
-
-
 def encode_corpus(n_sentences: int, seed: int, tokenizer: Tokenizer | None = None) -> Tensor:
     """The generator's sentences joined by spaces, as one long (N,) stream of token ids."""
     tokenizer = tokenizer or Tokenizer.from_lexicon()
@@ -182,6 +153,17 @@ def fresh_text_report(model: GPT, tokenizer: Tokenizer, seed: int, n_sentences: 
     return evaluate(model, data) * LOG2E, unigram_entropy(data.tolist())
 
 
+def _rounded(value):
+    """Floats to 4 places, through dicts and lists (for the JSON notes)."""
+    if isinstance(value, float):
+        return round(value, 4)
+    if isinstance(value, dict):
+        return {k: _rounded(v) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [_rounded(v) for v in value]
+    return value
+
+
 def train_tiny(
     settings: TrainSettings = TrainSettings(),
     config: GPTConfig | None = None,
@@ -208,6 +190,9 @@ def train_tiny(
     history = train_loop(model, data, settings, on_step)
     seconds = time.perf_counter() - t0
     test_loss, test_unigram = fresh_text_report(model, tokenizer, settings.test_seed)
+    from core.lab.pronoun import heldout_sentences, measure
+
+    pronoun = measure(model, tokenizer, heldout_sentences())
     report = TinyReport(
         seconds=round(seconds, 1),
         final_train_loss=sum(s.loss for s in history[-50:]) / min(50, len(history)) * LOG2E,
@@ -216,8 +201,10 @@ def train_tiny(
         test_unigram_entropy=test_unigram,
         grammar_entropy=grammar_entropy(),
         n_params=model.num_params(),
+        extra={"pronoun": pronoun.to_dict()},
     )
     if out_dir is not None:
         notes = {k: round(v, 4) if isinstance(v, float) else v for k, v in vars(report).items() if k != "extra"}
-        save_tiny(model, tokenizer, out_dir, {"training": vars(settings), "report": notes})
+        save_tiny(model, tokenizer, out_dir, {"training": vars(settings), "report": notes,
+                                              "pronoun": _rounded(report.extra["pronoun"])})
     return model, report

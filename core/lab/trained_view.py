@@ -1,13 +1,15 @@
 """The "trained tiny model" weights switch: a sentence's real attention patterns, and what each head does, measured.
 
 A head is named from numbers, never from a guess: its mean weight on the previous token, on
-itself, on the first token, on the earlier mention of the same noun, and (the one that predicts
-a repeat) on the earlier mention of the noun that comes next. Measured on the sentence and on
+itself, on the first token, on the earlier mention of the same noun, (the one that predicts
+a repeat) on the earlier mention of the noun that comes next, and, at 它 / it, on the noun the
+pronoun refers to (违约金, not the document 合同 named beside it). Measured on the sentence and on
 held-out generator sentences.
 """
 
 from __future__ import annotations
 
+import unicodedata
 from collections.abc import Sequence
 from dataclasses import dataclass
 from functools import lru_cache
@@ -15,13 +17,18 @@ from functools import lru_cache
 import torch
 from torch import Tensor
 
-from ..corpus import NOUNS, UNK, Tokenizer, generate
-from ..model import GPT, load_tiny, tiny_config
-from .train import one_thread
+from .. import segment
+from ..corpus import NOUNS, UNK, generate, referent
+from ..model import tiny_config
+from .tiny import one_thread, tiny
 
-REFERENCE_SEED, REFERENCE_SENTENCES = 777, 200  # held-out text, never used in training
+REFERENCE_SEED, REFERENCE_SENTENCES = 777, 600  # held-out text: a seed and pronoun shapes never used in training
 EXAMPLES = (  # sentences the tiny model knows every word of, one per kind of long-range structure
     "the fox that the child saw was hungry , so the fox slept .",
+    "合同 违约金 过高 ， 它 可能 存在 风险 。",
+    "这份合同中的违约金过高，它可能存在风险。",
+    "这份报告中的指标过高，它可能误导读者。",
+    "the report 's figure was too high , so it may mislead readers .",
     "the cats chased the dog , and then the dog chased the cats .",
     "the girls near the wolf see the king , because the girls are brave .",
     "a bear went to the river with a fish . by the river , the bear ate the fish .",
@@ -34,6 +41,7 @@ PATTERNS = {
     "first token": "the first token of the sentence",
     "earlier mention": "the earlier mention of the same noun (read at the repeat)",
     "noun about to repeat": "the earlier mention of the noun that comes next (predicts the repeat)",
+    "pronoun → its noun": "the noun 它 / it refers to, read at the pronoun (违约金, not the document 合同)",
 }
 
 
@@ -51,8 +59,9 @@ class HeadRole:
 class TrainedView:
     """What the Attention tab shows for one sentence with the trained tiny model."""
 
-    tokens: list[str]  # the words the model read (lower-cased, punctuation split off)
+    tokens: list[str]  # the words the model read (lower-cased, punctuation split off, Chinese words)
     unknown: list[str]  # words outside the model's lexicon, read as <unk>
+    segmented: bool  # Chinese without spaces was cut into words automatically
     weights: Tensor  # (n_layers, n_heads, T, T), rows sum to 1, zero above the diagonal
     heads: list[list[HeadRole]]  # [layer][head], measured on this sentence
     reference: list[list[HeadRole]]  # [layer][head], measured on held-out generator sentences
@@ -85,6 +94,9 @@ def pattern_scores(words: Sequence[str], weights: Tensor) -> dict[str, float]:
             sums["earlier mention"].append(sum(row[s] for s in range(t) if words[s] == words[t]))
         if t + 1 < T and words[t + 1] in NOUNS and words[t + 1] in words[: t + 1]:
             sums["noun about to repeat"].append(sum(row[s] for s in range(t + 1) if words[s] == words[t + 1]))
+        noun = referent(words, t)
+        if noun is not None:
+            sums["pronoun → its noun"].append(row[noun])
     return {k: sum(v) / len(v) for k, v in sums.items() if v}
 
 
@@ -106,16 +118,10 @@ def last_layer_and_head() -> tuple[int, int]:
     return config.n_layers - 1, config.n_heads - 1
 
 
-@lru_cache(maxsize=1)
-def tiny() -> tuple[GPT, Tokenizer]:
-    """The shipped model, loaded once per process."""
-    return load_tiny()
-
-
 def _trace(sentences: list[list[str]]) -> Tensor:
     """Equal-length word lists -> weights (L, B, H, T, T), on one thread (small model, shared cores)."""
     model, tokenizer = tiny()
-    idx = torch.tensor([tokenizer.encode(" ".join(words)) for words in sentences])  # (B, T)
+    idx = torch.tensor([tokenizer.encode_words(words) for words in sentences])  # (B, T)
     with one_thread():
         return model.trace(idx)
 
@@ -124,7 +130,7 @@ def _trace(sentences: list[list[str]]) -> Tensor:
 def reference_roles() -> list[list[HeadRole]]:
     """Each head's pattern scores averaged over held-out sentences (computed once per process)."""
     by_length: dict[int, list[list[str]]] = {}
-    for sentence in generate(REFERENCE_SENTENCES, REFERENCE_SEED):
+    for sentence in generate(REFERENCE_SENTENCES, REFERENCE_SEED, held_out=True):
         by_length.setdefault(len(sentence.split()), []).append(sentence.split())
     per_sentence = []
     for group in by_length.values():  # one batched pass per sentence length
@@ -151,10 +157,12 @@ def trained_view(sentence: str) -> TrainedView:
     limit = model.config.context_length
     if len(words) > limit:
         raise ValueError(f"the sentence has {len(words)} tokens but the tiny model reads at most {limit}; shorten it")
-    unknown = [w for w, i in zip(words, tokenizer.encode(sentence), strict=True) if tokenizer.vocab[i] == UNK]
+    unknown = [w for w, i in zip(words, tokenizer.encode_words(words), strict=True) if tokenizer.vocab[i] == UNK]
+    segmented = segment.cuts(unicodedata.normalize("NFC", sentence.lower()))
     w = _trace([words])[:, 0]  # (L, H, T, T)
     scores = [[pattern_scores(words, w[la, h]) for h in range(w.shape[1])] for la in range(w.shape[0])]
-    return TrainedView(tokens=words, unknown=unknown, weights=w, heads=_roles(scores), reference=reference_roles())
+    return TrainedView(tokens=words, unknown=unknown, segmented=segmented, weights=w, heads=_roles(scores),
+                       reference=reference_roles())
 
 
 @dataclass(frozen=True)
@@ -176,14 +184,32 @@ def layer_panel(sentence: str, layer: int, head: int) -> LayerPanel:
     if not (0 <= layer < n_layers and 0 <= head < n_heads):
         raise ValueError(f"the tiny model has layers 0-{n_layers - 1} and heads 0-{n_heads - 1}")
     names = [view.reference[layer][h].name for h in range(n_heads)]
-    note = ""
-    if view.unknown:
-        note = f"Words the tiny model never saw, read as {UNK}: {', '.join(sorted(set(view.unknown)))}."
     return LayerPanel(
         tokens=view.tokens,
         weights=[view.weights[layer, h] for h in range(n_heads)],
         titles=[f"head {h}: {name}" for h, name in enumerate(names)],
         selected=view.describe(layer, head),
         roles="\n".join(view.describe(layer, h) for h in range(n_heads)),
-        note=note,
+        note=view_note(view),
     )
+
+
+def view_note(view: TrainedView) -> str:
+    """What the student should know about how their sentence was read ("" when nothing)."""
+    notes = []
+    if view.segmented:
+        notes.append("Chinese written without spaces was cut into words automatically (rjieba).")
+    if view.unknown:
+        notes.append(f"Words the tiny model never saw, read as {UNK}: {', '.join(sorted(set(view.unknown)))}.")
+    return " ".join(notes)
+
+
+def trained_attention_payload(sentence: str) -> dict:
+    """/trained_attention's JSON: tokens, every layer's and head's weights [L][H][T][T], each head's measured name [L][H]."""
+    view = trained_view(sentence)
+    return {
+        "tokens": view.tokens,
+        "weights": [[[[round(x, 6) for x in row] for row in head] for head in layer] for layer in view.weights.tolist()],
+        "roles": [[role.name for role in row] for row in view.reference],
+    }
+

@@ -1,0 +1,79 @@
+"""The GPT's forward pass with one intervention: a head ablated, or some keys hidden from later queries.
+
+A pure function over the model's own modules (embeddings, each block's LayerNorms, its attention's
+project/allowed/bias/merge, the MLP, the head) and the one formula (core.attention.attend): the
+model is never patched, so the shared instance keeps serving other requests while this runs.
+A test holds it equal to GPT.forward when nothing is edited.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Literal
+
+import torch
+from torch import Tensor
+
+from core.attention import attend
+from core.model import GPT
+
+Mode = Literal["zero", "uniform"]
+MODES: tuple[Mode, ...] = ("zero", "uniform")
+
+
+@dataclass(frozen=True)
+class Ablation:
+    """Take one head out: its output zeroed, or its weights replaced by uniform over the keys it may see."""
+
+    layer: int
+    head: int
+    mode: Mode = "zero"
+
+
+@torch.no_grad()
+def edited_logits(model: GPT, idx: Tensor, ablation: Ablation | None = None, hide: Tensor | None = None) -> Tensor:
+    """Token ids (B, T) -> next-token logits (B, T, V) with the intervention applied.
+
+    hide: (B, T) bool, True = no later query in any layer or head may attend to that key, so
+    nothing about that token reaches a later position (a token always sees itself).
+    """
+    B, T = idx.shape
+    if T > model.config.context_length:
+        raise ValueError(f"input has {T} tokens but this model reads at most {model.config.context_length}")
+    if ablation is not None and ablation.mode not in MODES:
+        raise ValueError(f"ablation mode {ablation.mode!r} is not one of {', '.join(MODES)}")
+    if ablation is not None and not 0 <= ablation.layer < len(model.blocks):
+        raise ValueError(f"layer {ablation.layer} does not exist; the model has layers 0-{len(model.blocks) - 1}")
+    pos = torch.arange(T, device=idx.device)  # (T,)
+    x = model.drop(model.wte(idx) + model.wpe(pos))  # (B, T, d)
+    for layer, block in enumerate(model.blocks):
+        attn = block.attn
+        q, k, v = attn.project(block.ln_1(x))  # (B, H, T, hd), (B, Hkv, T, hd) x2
+        allowed = attn.allowed(T, idx.device)  # (T, T) True = may attend, or None
+        mask = torch.ones(1, 1, T, T, dtype=torch.bool) if allowed is None else allowed[None, None]  # (1, 1, T, T)
+        if hide is not None:
+            later = pos[:, None] > pos[None, :]  # (T, T) query after key
+            mask = mask & ~(hide[:, None, None, :] & later)  # (B, 1, T, T)
+        stages = attend(q, k, v, mask=mask, scaled=attn.config.scaled, bias=attn.bias(T, idx.device))
+        context = stages["context"]  # (B, H, T, hd)
+        if ablation is not None and ablation.layer == layer:
+            context = _ablate(context, mask, v, ablation)
+        x = x + block.resid_dropout(attn.merge(context))  # (B, T, d)
+        x = x + block.mlp(block.ln_2(x))
+    return model.lm_head(model.ln_f(x))  # (B, T, V)
+
+
+def _ablate(context: Tensor, mask: Tensor, v: Tensor, ablation: Ablation) -> Tensor:
+    """context (B, H, T, hd) with head `ablation.head` replaced."""
+    h = ablation.head
+    if not 0 <= h < context.shape[1]:
+        raise ValueError(f"head {h} does not exist; this layer has heads 0-{context.shape[1] - 1}")
+    out = context.clone()
+    if ablation.mode == "zero":
+        out[:, h] = 0
+    else:
+        group = context.shape[1] // v.shape[1]  # query head h reads K/V head h // group
+        allowed = mask[:, 0].to(v.dtype)  # (B|1, T, T)
+        uniform = allowed / allowed.sum(-1, keepdim=True)  # (B|1, T, T) rows sum to 1 over allowed keys
+        out[:, h] = uniform @ v[:, h // group]  # (B, T, hd)
+    return out
