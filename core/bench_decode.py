@@ -28,7 +28,8 @@ METHOD = (
     "random tokens is run once; then 'cached' times each of the next steps (one token against the KV "
     "cache) and 'uncached' each full recompute of the whole sequence (Decoder(use_cache=False)). Both "
     "apply the output head to the last position only, and neither samples: the time is the model step "
-    "that yields the next token's logits. One warm-up step each; the medians are reported."
+    "that yields the next token's logits. One warm-up step each (without the cache: the prompt's own "
+    "run); the medians are reported."
 )
 
 
@@ -38,7 +39,7 @@ class DecodeSpec:
 
     Ts: tuple[int, ...] = DECODE_T
     cached_steps: int = 16  # timed tokens per T with the cache (cheap)
-    uncached_steps: int = 3  # timed tokens per T without it (a few: at 4096 each is a whole forward)
+    uncached_steps: int = 2  # timed tokens per T without it (a few: at 4096 each is a whole forward)
     quick: bool = False  # tiny shapes: for tests and a first look
 
 
@@ -69,11 +70,12 @@ def measure(model, T: int, spec: DecodeSpec) -> dict:
             decoder = Decoder(model, prompt, use_cache=use_cache, reserve=T + steps + 2)
             first = time.perf_counter() - t0  # the prompt (prefill) with the cache; a full step without it
             times = []
-            for i in range(steps + 1):  # step 0 is the warm-up
+            warm_up = 1 if use_cache else 0  # without a cache the first full run above was the warm-up
+            for i in range(steps + warm_up):
                 nxt = decoder.logits.argmax(-1, keepdim=True)  # (1, 1)
                 t0 = time.perf_counter()
                 decoder.push(nxt)
-                if i:
+                if i >= warm_up:
                     times.append(time.perf_counter() - t0)
             key = "cached" if use_cache else "uncached"
             out[f"{key}_s"] = statistics.median(times)
