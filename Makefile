@@ -1,5 +1,6 @@
 # The two commands a newcomer needs: `make run` and `make test`. Both set everything up.
-PY ?= python3
+# The project requires Python 3.11 (pyproject's requires-python, the Space's python_version).
+PY ?= $(shell command -v python3.11 || command -v python3)
 VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import dataclasses
+import json
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any, Union
@@ -66,6 +67,13 @@ class Option:
         if self.maximum is not None and value > self.maximum:
             raise ConfigError(f"option {self.name}={value} is too large; {self._range()}")
         return value
+
+    @property
+    def fits_a_slider(self) -> bool:
+        """A number with both bounds and at most 64 steps between them: a slider shows it best."""
+        if isinstance(self.default, bool) or not isinstance(self.default, (int, float)):
+            return False
+        return self.minimum is not None and self.maximum is not None and self.maximum - self.minimum <= 64
 
     def _range(self) -> str:
         if self.minimum is not None and self.maximum is not None:
@@ -149,6 +157,81 @@ class AttentionConfig:
         resolved = {name: o.validate(self.options.get(name, o.default)) for name, o in spec.items()}
         return self.replace(options=resolved)
 
-    def option(self, name: str) -> OptionValue:
-        """The value of a resolved option (after with_options)."""
-        return self.options[name]
+
+
+OPTIONS_EXAMPLE = '{"window": 3}'
+
+
+def parse_options(spec: str | Mapping[str, Any] | Iterable[str] | None) -> dict[str, Any]:
+    """Options as a person writes them: a JSON object ('{"window": 3}', the API) or KEY=VALUE items (the CLI).
+
+    Values are only parsed here; the variant's Options validate and coerce them (Option.validate).
+    """
+    if spec is None or (isinstance(spec, str) and not spec.strip()):
+        return {}
+    if isinstance(spec, Mapping):
+        return dict(spec)
+    if isinstance(spec, str):
+        try:
+            value = json.loads(spec)
+        except (TypeError, ValueError):
+            value = None
+        if not isinstance(value, dict):
+            raise ConfigError(f"options must be a JSON object such as {OPTIONS_EXAMPLE}")
+        return value
+    options: dict[str, Any] = {}
+    for item in spec:
+        key, sep, raw = str(item).partition("=")
+        if not sep or not key.strip():
+            raise ConfigError(f"option {str(item)[:40]!r} must look like KEY=VALUE, e.g. window=3")
+        options[key.strip()] = _scalar(raw.strip())
+    return options
+
+
+def _scalar(raw: str) -> OptionValue:
+    """'3' -> 3, '0.5' -> 0.5, 'true' -> True; anything else stays text."""
+    lowered = raw.lower()
+    if lowered in ("true", "false"):
+        return lowered == "true"
+    for kind in (int, float):
+        try:
+            return kind(raw)
+        except ValueError:
+            continue
+    return raw
+
+
+def options_json(spec: Iterable[Option], values: Iterable[Any]) -> str:
+    """Control values (sliders send 4.0) in the Options' own types, as the API's options JSON."""
+    return json.dumps({o.name: o.validate(v) for o, v in zip(spec, values, strict=True)})
+
+
+def option_problem(options: Iterable[Any]) -> str | None:
+    """Why a variant's option list cannot become controls (None when it can): the one check of Option lists."""
+    options = list(options)
+    names = [getattr(o, "name", None) for o in options]
+    for o in options:
+        if not isinstance(o, Option) or not isinstance(o.name, str) or not o.name.isidentifier():
+            return f"has an option {o!r} that is not an Option with an identifier for a name"
+    if len(set(names)) != len(names):
+        return f"repeats an option name: {names}"
+    for o in options:
+        if o.minimum is not None and o.maximum is not None and o.minimum > o.maximum:
+            return f"has option {o.name} with minimum {o.minimum} above maximum {o.maximum}"
+        try:
+            o.validate(o.default)
+        except (ConfigError, TypeError) as exc:
+            return f"has a default its own option refuses: {exc}"
+    return None
+
+
+def whole(name: str, value: Any) -> int:
+    """A whole number from a UI/API value (sliders send 4.0, dropdowns may send "16"); ConfigError naming the field."""
+    if isinstance(value, str):
+        try:
+            value = float(value.strip())
+        except ValueError:
+            raise ConfigError(f"{name}={value[:20]!r} must be a whole number") from None
+    if isinstance(value, bool) or not isinstance(value, (int, float)) or not float(value).is_integer():
+        raise ConfigError(f"{name}={value!r} must be a whole number")
+    return int(value)

@@ -8,14 +8,16 @@ import os
 from collections.abc import Iterable
 from dataclasses import dataclass, field, replace
 from importlib import metadata
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import pluggy
 
 from . import hookspecs
-from .attention import AttentionModule
-from .config import AttentionConfig, ConfigError, Option
-from .variant import Variant
+from .config import AttentionConfig, ConfigError, option_problem
+from .variant import Variant, construct, one_line
+
+if TYPE_CHECKING:
+    from .attention import AttentionModule
 
 BUILTINS = (
     "attention_plugins.single_head",
@@ -77,24 +79,12 @@ class Registry:
 
     def build(self, name: str, config: AttentionConfig | None = None) -> AttentionModule:
         """Validate config for the variant and build its module; plugin crashes become one sentence."""
-        variant = self.get(name)
-        try:
-            module = variant.build(variant.resolve(config or AttentionConfig()))
-        except ConfigError:
-            raise
-        except Exception as exc:  # a third-party build() is not ours to trust
-            raise ConfigError(f"variant {name!r} failed to build: {_one_line(exc)}") from exc
-        if not isinstance(module, AttentionModule):
-            raise ConfigError(f"variant {name!r} built a {type(module).__name__}, not an AttentionModule")
-        return module
+        return construct(self.get(name), config)
 
 
 def _one_line(exc: BaseException) -> str:
-    """Exception type and message on one line (pluggy's multi-line messages joined with '; ')."""
-    lines = [line.strip() for line in str(exc).strip().splitlines() if line.strip()]
-    if not isinstance(exc, pluggy.PluginValidationError):
-        lines = lines[:1]
-    return f"{type(exc).__name__}: {'; '.join(lines)}" if lines else type(exc).__name__
+    """One line for the plugins table; pluggy's multi-line validation messages joined with '; '."""
+    return one_line(exc, all_lines=isinstance(exc, pluggy.PluginValidationError))
 
 
 def _strict() -> bool:
@@ -234,19 +224,7 @@ def _malformed(variant: Variant) -> str | None:
     """Why the app could not show this variant (bad words or options), or None when it can."""
     if not isinstance(variant.title, str) or not isinstance(variant.summary, str):
         return "needs a title and a summary as text"
-    names = [getattr(o, "name", None) for o in variant.options]
-    if len(set(names)) != len(names):
-        return f"repeats an option name: {names}"
-    for o in variant.options:
-        if not isinstance(o, Option) or not isinstance(o.name, str) or not o.name.isidentifier():
-            return f"has an option {o!r} that is not an Option with an identifier for a name"
-        if o.minimum is not None and o.maximum is not None and o.minimum > o.maximum:
-            return f"has option {o.name} with minimum {o.minimum} above maximum {o.maximum}"
-        try:
-            o.validate(o.default)
-        except (ConfigError, TypeError) as exc:
-            return f"has a default its own option refuses: {exc}"
-    return None
+    return option_problem(variant.options)
 
 
 def _fail(

@@ -16,7 +16,7 @@ from typing import Any
 import pytest
 
 from .config import AttentionConfig
-from .conformance import CheckReport, check_variant
+from .kit.conformance import CheckReport, check_variant
 from .registry import ALLOWLIST_ENV, STRICT_ENV, Registry, load_registry
 from .variant import Variant
 

@@ -149,7 +149,7 @@ def test_launch_reads_the_environment_stays_offline_and_warms_after_serving(monk
 
 
 def test_trained_attention_endpoint_names_heads_from_measurements(client):
-    from core.trained_view import EXAMPLES
+    from core.lab.trained_view import EXAMPLES
 
     _, selected, roles, note = client.predict(EXAMPLES[0], 1, 2, api_name="/trained_attention")
     assert selected.startswith("Layer 1 head 2:") and "held-out" in selected
@@ -166,7 +166,7 @@ def test_the_queue_keeps_a_bounded_event_history_summarised_now_and_then(demo):
 
 
 def test_the_tabs_warm_their_defaults_after_start_up_cheapest_first(demo):
-    from core import views
+    from core.serve import views
     from core.ui import experiments_tab
 
     jobs = demo.lab_warm

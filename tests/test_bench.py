@@ -8,9 +8,9 @@ import subprocess
 import pytest
 import torch
 
-from core import bench, cost
-from core.bench import VARIANT_ROWS, BenchSpec, _run_row_subprocess, rows_for, summarise
-from core.bench_worker import peak_growth_mib
+from core.bench import cost, longseq
+from core.bench.longseq import VARIANT_ROWS, BenchSpec, _run_row_subprocess, rows_for, summarise
+from core.bench.worker import peak_growth_mib
 from core.cli import main
 
 
@@ -63,11 +63,11 @@ def test_rows_run_in_their_own_process():
 
 def test_a_failed_row_is_reported_not_fatal(monkeypatch):
     done = subprocess.CompletedProcess([], 1, stdout="", stderr="Traceback ...\nValueError: unknown benchmark row\n")
-    monkeypatch.setattr(bench.subprocess, "run", lambda *a, **kw: done)
+    monkeypatch.setattr(longseq.subprocess, "run", lambda *a, **kw: done)
     assert _run_row_subprocess("flex", [16], BenchSpec()) == [{"row": "flex", "error": "ValueError: unknown benchmark row"}]
 
 
-# ---- the Cost tab's numbers (core.cost) ---------------------------------------------------
+# ---- the Cost tab's numbers (core.bench.cost) ---------------------------------------------------
 
 
 def test_square_sizes_grow_as_t_squared_and_t_times_window():
@@ -85,7 +85,6 @@ def test_live_measure_reports_the_trace_squares_it_held():
         assert min(r["naive_ms"], r["fused_ms"], r["windowed_ms"]) > 0
     with pytest.raises(ValueError):
         cost.live_measure([cost.LIVE_MAX_T * 2])
-    assert len(cost.live_figure(rows, 4).axes) == 2
 
 
 def test_saved_benchmark_ships_with_every_variant_at_8192(tmp_path):
@@ -96,8 +95,24 @@ def test_saved_benchmark_ships_with_every_variant_at_8192(tmp_path):
     assert cost.saved_rows(saved) and cost.load_saved(tmp_path / "missing.json") is None
 
 
-def test_cost_tab_measure_returns_a_figure_and_a_table():
+def test_measure_now_tabulates_what_it_measured_rounded_for_reading(monkeypatch):
+    measured = [{"T": T, "naive_mib": T / 3, "windowed_mib": T / 7, "naive_ms": 1.23456, "fused_ms": 0.5,
+                 "windowed_ms": 0.25} for T in (32, 64)]
+    asked = []
+    monkeypatch.setattr(cost, "live_measure", lambda Ts, window: (asked.append((Ts, window)), measured)[1])
+    rows, table = cost.measure_up_to(100.0, "8")
+    assert asked == [([32, 64], 8)] and rows is measured
+    assert table == [[32, 10.67, 4.57, 1.23, 0.5, 0.25], [64, 21.33, 9.14, 1.23, 0.5, 0.25]]
+    cost.measure_up_to(20, 8)
+    assert asked[-1] == ([20], 8)  # below the first step, just the T asked for
+
+
+def test_cost_tab_measure_returns_the_figure_of_the_rows_it_tabulates():
     from core.ui import cost_tab
 
     fig, table = cost_tab.measure(64, 8)
-    assert [row[0] for row in table] == [32, 64] and len(fig.axes) == 2
+    assert [row[0] for row in table] == [32, 64]
+    ax_mem, ax_time = fig.axes
+    measured = [line for line in ax_mem.lines if line.get_label().startswith("naive, measured")]
+    assert list(measured[0].get_xdata()) == [32, 64]  # the live points are the rows in the table
+    assert [round(v, 2) for v in measured[0].get_ydata()] == [row[1] for row in table]

@@ -6,7 +6,7 @@ import json
 
 import pytest
 
-from core.bench_decode import FLAT_TARGET, GROWTH_TARGET, summarise
+from core.bench.decode import FLAT_TARGET, GROWTH_TARGET, summarise
 from core.cli import main
 
 

@@ -6,8 +6,8 @@ import pytest
 import torch
 
 from core.lab.cache_view import cache_numbers, compare
+from core.lab.model_stats import breakdown
 from core.model import GPT, PRESETS, GPTConfig
-from core.model_stats import breakdown
 
 SMALL = PRESETS["gpt2-small"]
 

@@ -1,12 +1,12 @@
-"""core.causality: editing a token moves only the rows at and after it, while the mask is on."""
+"""core.lab.causality: editing a token moves only the rows at and after it, while the mask is on."""
 
 import pytest
 import torch
 
 from core import load_registry
-from core.causality import probe
 from core.config import ConfigError
-from core.session import Lab, make_request
+from core.lab.causality import probe
+from core.lab.session import Lab, make_request
 
 SENTENCE = "The cat sat on the mat"
 
@@ -69,8 +69,7 @@ def test_payload_and_errors(lab):
 
 
 def test_dependency_of_the_explicit_path_equals_the_fast_path(lab):
-    from core.causality import _Explicit
-    from core.probes import dependency_matrix
+    from core.lab.causality import _Explicit, dependency_matrix
 
     run = lab.run(make_request(SENTENCE, variant="gqa", n_heads=4, options='{"n_kv_heads": 2}'))
     fast = dependency_matrix(run.module, run.x)  # through F.scaled_dot_product_attention

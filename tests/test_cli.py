@@ -10,7 +10,6 @@ from pathlib import Path
 import pytest
 
 from core.cli import COMMANDS, main
-from core.cli_check import parse_options
 
 pytest_plugins = ["core.testing"]
 
@@ -56,11 +55,6 @@ def test_check_exits_1_when_a_variant_fails_to_build(capsys):
     assert "build: n_kv_heads=3 does not divide n_heads=4; choose 1, 2 or 4" in capsys.readouterr().out
 
 
-def test_option_values_are_typed():
-    assert parse_options(["window=3", "slope=0.5", "flag=true", "name=x"]) == {
-        "window": 3, "slope": 0.5, "flag": True, "name": "x"}
-
-
 def test_plugins_shows_a_broken_plugin_and_still_lists_every_variant(install_plugin, monkeypatch, capsys):
     install_plugin("broken", BROKEN, dist="lab-broken", version="9.9")
     monkeypatch.setenv("ATTENTION_LAB_PLUGINS", "broken")
@@ -97,7 +91,7 @@ def test_strict_mode_reraises_for_plugin_development(install_plugin, monkeypatch
         (("check", "nope"), "attention-lab check: variant='nope' is not registered; choose one of: gqa, multi-head"),
         (("check",), "attention-lab check: name the variants to check, or pass --all (not both)"),
         (("check", "gqa", "--n-heads", "3"), "attention-lab check: n_heads=3 does not divide d_model=16; choose 1, 2, 4, 8 or 16"),
-        (("check", "gqa", "--option", "n_kv_heads"), "attention-lab check: --option 'n_kv_heads' must look like KEY=VALUE"),
+        (("check", "gqa", "--option", "n_kv_heads"), "attention-lab check: option 'n_kv_heads' must look like KEY=VALUE"),
         (("check", "gqa", "--option", "colour=red"), "attention-lab check: unknown option 'colour'; this variant takes n_kv_heads"),
     ],
 )

@@ -1,8 +1,11 @@
 """Config errors read as one sentence that names the field and the allowed values."""
 
+import json
+
 import pytest
 
 from core import AttentionConfig, ConfigError, Option, load_registry
+from core.config import options_json, parse_options, whole
 
 
 def test_defaults_and_head_dim():
@@ -87,3 +90,43 @@ def test_gqa_kv_heads_must_divide_heads():
 def test_unknown_variant_lists_the_known_ones():
     with pytest.raises(ConfigError, match=r"variant='nope' is not registered; choose one of: gqa, multi-head"):
         load_registry(entry_points=False).build("nope")
+
+
+# ---- one option parser for the API (JSON) and the CLI (KEY=VALUE); whole numbers from controls ----
+
+
+def test_parse_options():
+    assert parse_options("") == {} and parse_options(None) == {}
+    assert parse_options('{"window": 3}') == {"window": 3}
+    for bad in ("[1]", "{window: 3}", "3"):
+        with pytest.raises(ConfigError, match="JSON object"):
+            parse_options(bad)
+
+
+def test_whole_numbers_from_sliders_and_dropdowns():
+    assert whole("n_heads", 4.0) == 4 and whole("d_model", "16") == 16
+    for bad in (2.5, True, "two", None):
+        with pytest.raises(ConfigError, match="n_heads"):
+            whole("n_heads", bad)
+
+
+def test_cli_key_value_options_are_typed():
+    assert parse_options(["window=3", "slope=0.5", "flag=true", "name=x"]) == {
+        "window": 3, "slope": 0.5, "flag": True, "name": "x"}
+
+    with pytest.raises(ConfigError, match="KEY=VALUE"):
+        parse_options(["window"])
+
+
+def test_options_json_gives_the_options_own_types():
+    spec = (Option("window", 4, minimum=1, maximum=64), Option("slope", 0.5), Option("flag", False))
+    assert json.loads(options_json(spec, [3.0, 1, True])) == {"window": 3, "slope": 1.0, "flag": True}
+    with pytest.raises(ConfigError, match="window=0 is too small"):
+        options_json(spec, [0, 1, True])
+
+
+def test_an_option_fits_a_slider_when_it_is_a_bounded_number_with_few_steps():
+    assert Option("window", 4, minimum=1, maximum=64).fits_a_slider
+    assert not Option("window", 4, minimum=1, maximum=65536).fits_a_slider
+    assert not Option("slope", 0.5, minimum=0.0).fits_a_slider
+    assert not Option("flag", True).fits_a_slider and not Option("name", "x").fits_a_slider

@@ -114,12 +114,12 @@ def test_build_that_raises_is_a_failure_not_a_crash():
 
     report = check_variant(variant(build))
     assert not report.passed
-    assert report.failures == ["build: raised RuntimeError: CUDA required"]
+    assert report.failures == ["build: variant 'probe' failed to build: RuntimeError: CUDA required"]
 
 
 def test_build_returning_something_else_is_reported():
     report = check_variant(variant(lambda config: torch.nn.Linear(16, 16)))
-    assert report.failures == ["build: build() returned a Linear, not an AttentionModule"]
+    assert report.failures == ["build: variant 'probe' built a Linear, not an AttentionModule"]
 
 
 def test_an_option_whose_default_breaks_its_own_range_fails_options():

@@ -9,8 +9,8 @@ import pytest
 import torch
 
 from core.config import ConfigError
+from core.lab.train import one_thread
 from core.model import GPT, load_gpt2
-from core.train import one_thread
 
 os.environ.setdefault("HF_HUB_OFFLINE", "1")  # the folder is made here; nothing may reach for the Hub
 os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")

@@ -1,4 +1,4 @@
-"""core.heatmap: attention heatmaps, stamped from a cached frame and text sprites, equal matplotlib's own drawing."""
+"""core.render.heatmap: attention heatmaps, stamped from a cached frame and text sprites, equal matplotlib's own drawing."""
 
 import base64
 import io
@@ -6,7 +6,7 @@ import io
 import numpy as np
 from PIL import Image
 
-from core import heatmap, plots, sprites
+from core.render import heatmap, plots, sprites
 
 
 def png(url: str) -> Image.Image:
@@ -175,7 +175,7 @@ def test_many_heads_of_a_short_sentence_skip_the_numbers_to_stay_readable():
 
 
 def test_frame_cache_is_bounded_by_count_and_bytes():
-    from core import raster
+    from core.render import raster
 
     def frame(nbytes: int) -> raster.Frame:
         rgba = np.zeros((1, nbytes // 3, 4), dtype=np.uint8)

@@ -12,8 +12,8 @@ from torch import nn
 from core import AttentionModule, ConfigError, Variant, hookimpl, load_registry
 from core.decode import Decoder
 from core.kv_cache import KVCache
+from core.lab.train import one_thread
 from core.model import GPT, GPTConfig, load_tiny
-from core.train import one_thread
 
 
 @pytest.fixture(autouse=True, scope="module")

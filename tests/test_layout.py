@@ -1,33 +1,156 @@
-"""The arrows of DESIGN.md hold: core never reaches into attention_plugins (but for the registry's list)."""
+"""The package reads as layers: arrows point down only, no cycles, and the UI holds no maths.
+
+    root  <-  lab, kit, bench  <-  render  <-  serve  <-  ui  <-  cli
+
+lab, kit and bench are peers and never import each other. core.probes and core.testing live at the
+root for their public import paths but are the kit's doors; core.__main__ is the CLI's.
+"""
+
+from __future__ import annotations
 
 import ast
+import shutil
 from pathlib import Path
 
+import pytest
+
 CORE = Path(__file__).resolve().parents[1] / "core"
+RANK = {"root": 0, "lab": 1, "kit": 1, "bench": 1, "render": 2, "serve": 3, "ui": 4, "cli": 5}
+DOORS = {"core.probes": "kit", "core.testing": "kit", "core.__main__": "cli"}
+ORDER = "root <- lab, kit, bench <- render <- serve <- ui <- cli"
 
 
-def imported_modules(path: Path) -> set[str]:
-    tree = ast.parse(path.read_text(encoding="utf-8"))
-    names = set()
-    for node in ast.walk(tree):
+def module_name(path: Path, root: Path) -> str:
+    parts = list(path.relative_to(root.parent).with_suffix("").parts)
+    return ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
+
+
+def layer(module: str) -> str:
+    parts = module.split(".")
+    if module in DOORS:
+        return DOORS[module]
+    return parts[1] if len(parts) > 2 or (len(parts) == 2 and parts[1] in RANK) else "root"
+
+
+def imports(path: Path, module: str, known: set[str]) -> list[tuple[str, int]]:
+    """(imported core module, line) for every import in the file, lazy ones and importlib strings included."""
+    package = module if path.name == "__init__.py" else module.rsplit(".", 1)[0]
+    found = []
+    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
         if isinstance(node, ast.Import):
-            names.update(a.name for a in node.names)
-        elif isinstance(node, ast.ImportFrom) and node.module and node.level == 0:
-            names.add(node.module)
-        elif isinstance(node, ast.Constant) and isinstance(node.value, str) and node.value.startswith("attention_plugins"):
-            names.add(node.value)  # importlib.import_module("attention_plugins.x")
-    return names
+            found += [(a.name, node.lineno) for a in node.names]
+        elif isinstance(node, ast.ImportFrom):
+            base = package.rsplit(".", node.level - 1)[0] if node.level > 1 else package
+            target = (f"{base}.{node.module}" if node.module else base) if node.level else node.module or ""
+            found += [(f"{target}.{a.name}" if f"{target}.{a.name}" in known else target, node.lineno) for a in node.names]
+        elif isinstance(node, ast.Constant) and isinstance(node.value, str) and node.value in known:
+            found.append((node.value, node.lineno))  # importlib.import_module("core.x"), python -m core.x
+    return [(name, line) for name, line in found if name in known and name != module]
+
+
+def graph(root: Path) -> dict[str, list[tuple[str, int]]]:
+    paths = {module_name(p, root): p for p in root.rglob("*.py")}
+    known = set(paths)
+    return {m: imports(p, m, known) for m, p in paths.items()}
+
+
+def violations(root: Path) -> list[str]:
+    """One line per arrow against the order, naming the file, the line and the import."""
+    out = []
+    for module, targets in sorted(graph(root).items()):
+        for target, line in targets:
+            a, b = layer(module), layer(target)
+            if a != b and RANK[b] >= RANK[a]:
+                out.append(f"{module} (line {line}) imports {target}: {a} -> {b} is against {ORDER}")
+    return out
+
+
+def cycles(root: Path) -> list[list[str]]:
+    """Every import cycle (Tarjan's strongly connected components of more than one module)."""
+    g = {m: sorted({t for t, _ in ts}) for m, ts in graph(root).items()}
+    index, low, stack, on, found = {}, {}, [], set(), []
+
+    def visit(v: str) -> None:
+        index[v] = low[v] = len(index)
+        stack.append(v)
+        on.add(v)
+        for w in g[v]:
+            if w not in index:
+                visit(w)
+                low[v] = min(low[v], low[w])
+            elif w in on:
+                low[v] = min(low[v], index[w])
+        if low[v] == index[v]:
+            scc = []
+            while True:
+                w = stack.pop()
+                on.discard(w)
+                scc.append(w)
+                if w == v:
+                    break
+            if len(scc) > 1:
+                found.append(sorted(scc))
+
+    for v in g:
+        if v not in index:
+            visit(v)
+    return found
+
+
+def test_arrows_point_down_only():
+    assert violations(CORE) == []
+
+
+def test_no_import_cycles():
+    assert cycles(CORE) == []
+
+
+def test_every_module_sits_in_a_known_layer():
+    assert {layer(m) for m in graph(CORE)} <= set(RANK)
+    assert {p.name for p in CORE.iterdir() if p.is_dir() and (p / "__init__.py").exists()} == set(RANK) - {"root"}
+
+
+@pytest.fixture
+def planted(tmp_path):
+    """A copy of the real package to plant mistakes in."""
+    shutil.copytree(CORE, tmp_path / "core", ignore=shutil.ignore_patterns("__pycache__", "assets"))
+    return tmp_path / "core"
+
+
+def test_the_layer_check_catches_a_planted_upward_import(planted):
+    text = planted / "lab" / "text.py"
+    text.write_text(text.read_text() + "\nfrom ..serve import views\n")
+    lines = violations(planted)
+    assert len(lines) == 1 and lines[0].startswith("core.lab.text (line ") and "imports core.serve.views" in lines[0]
+    assert "lab -> serve" in lines[0]
+
+
+def test_the_layer_check_catches_peers_and_lazy_imports(planted):
+    steps = planted / "lab" / "steps.py"
+    steps.write_text(steps.read_text() + "\n\ndef f():\n    from core.kit import conformance\n")
+    assert [v.split(":")[0] for v in violations(planted)] == [
+        f"core.lab.steps (line {len(steps.read_text().splitlines())}) imports core.kit.conformance"]
+
+
+def test_the_cycle_check_catches_a_planted_cycle(planted):
+    masks = planted / "masks.py"
+    masks.write_text(masks.read_text() + "\nfrom . import banded\n")  # banded imports masks
+    assert cycles(planted) == [["core.banded", "core.masks"]]
 
 
 def test_core_does_not_import_the_built_in_plugins():
-    offenders = {
-        str(p.relative_to(CORE.parent)): sorted(m for m in imported_modules(p) if m.startswith("attention_plugins"))
-        for p in CORE.rglob("*.py")
-        if p.name != "registry.py"
-    }
-    assert {k: v for k, v in offenders.items() if v} == {}
+    offenders = [f"{m} imports {t}" for m, p in ((module_name(p, CORE), p) for p in CORE.rglob("*.py"))
+                 for t in _plugin_imports(p) if m != "core.registry"]
+    assert offenders == []
 
 
-def test_ui_holds_no_maths():
-    for p in (CORE / "ui").glob("*.py"):
-        assert "torch" not in {m.split(".")[0] for m in imported_modules(p)}, f"{p.name} imports torch"
+def _plugin_imports(path: Path) -> list[str]:
+    names = []
+    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+        if isinstance(node, ast.Import):
+            names += [a.name for a in node.names]
+        elif isinstance(node, ast.ImportFrom) and node.module:
+            names.append(node.module)
+        elif isinstance(node, ast.Constant) and isinstance(node.value, str):
+            names.append(node.value)
+    return [n for n in names if n.startswith("attention_plugins")]

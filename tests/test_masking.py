@@ -1,11 +1,11 @@
-"""core.masking: the three ways to mask, and the sqrt(d) experiment, against known facts."""
+"""core.lab.masking: the three ways to mask, and the sqrt(d) experiment, against known facts."""
 
 import math
 
 import pytest
 import torch
 
-from core.masking import entropy, sqrt_d_experiment, three_ways
+from core.lab.masking import entropy, sqrt_d_experiment, three_ways
 
 
 def test_neg_inf_and_renormalise_agree_and_zero_fill_leaks():

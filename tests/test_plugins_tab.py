@@ -91,7 +91,7 @@ def test_check_reports_a_module_that_reads_the_future(faulty_registry):
     assert by_check["causal forward (perturbation)"][1] == "FAIL"
     assert by_check["shapes"][1] == "pass"
     summary, rows = plugins_tab.run_check(faulty_registry, "gpu-only")
-    assert "build: raised RuntimeError: this variant needs a GPU" in summary
+    assert "build: variant 'gpu-only' failed to build: RuntimeError: this variant needs a GPU" in summary
 
 
 def test_check_of_an_unknown_variant_is_a_sentence(registry):

@@ -11,8 +11,8 @@ import torch
 from core.config import ConfigError
 from core.corpus import Tokenizer
 from core.lab import predict
+from core.lab.train import one_thread
 from core.model import GPT, GPTConfig, load_tiny
-from core.train import one_thread
 
 SENTENCE = "the fox that the child saw was hungry , so the fox"
 

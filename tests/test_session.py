@@ -1,4 +1,4 @@
-"""core.session and core.steps: what the Attention and Step-through tabs show, checked against torch."""
+"""core.lab.session and core.lab.steps: what the Attention and Step-through tabs show, checked against torch."""
 
 import json
 
@@ -8,28 +8,14 @@ import torch.nn.functional as F
 
 from core import load_registry
 from core.config import ConfigError
-from core.session import Lab, make_request, parse_options, rounded, row_check, seeded_init, weights_payload, whole
-from core.steps import kv_head, sharing, stages, trace_file, trace_payload
+from core.lab.session import Lab, make_request, rounded, row_check, weights_payload
+from core.lab.steps import kv_head, sharing, stages, trace_file, trace_payload
+from core.seeding import seeded_init
 
 
 @pytest.fixture(scope="module")
 def lab():
     return Lab(load_registry(entry_points=False))
-
-
-def test_parse_options():
-    assert parse_options("") == {} and parse_options(None) == {}
-    assert parse_options('{"window": 3}') == {"window": 3}
-    for bad in ("[1]", "{window: 3}", "3"):
-        with pytest.raises(ConfigError, match="JSON object"):
-            parse_options(bad)
-
-
-def test_whole_numbers_from_sliders_and_dropdowns():
-    assert whole("n_heads", 4.0) == 4 and whole("d_model", "16") == 16
-    for bad in (2.5, True, "two", None):
-        with pytest.raises(ConfigError, match="n_heads"):
-            whole("n_heads", bad)
 
 
 def test_bad_requests_name_the_problem(lab):
@@ -68,7 +54,13 @@ def test_unscaled_and_unmasked_agree_with_sdpa(lab):
 def test_same_seed_same_layer_and_cache_is_bounded(lab):
     req = make_request("the same sentence", seed=7)
     assert lab.run(req) is lab.run(req)  # the LRU cache hands back the computed result
-    assert lab.run.cache_info().maxsize > 0
+    small = Lab(lab.registry, cache_size=2)
+    first = small.run(make_request("one", seed=1))
+    small.run(make_request("two", seed=1))
+    assert small.run(make_request("one", seed=1)) is first  # still cached (and now the most recent)
+    small.run(make_request("three", seed=1))
+    small.run(make_request("four", seed=1))
+    assert small.run.cache_info().currsize == 2 and small.run(make_request("one", seed=1)) is not first  # evicted
     other = Lab(lab.registry)
     assert torch.equal(other.run(req).weights, lab.run(req).weights)  # fresh module, same seed
     assert not torch.equal(lab.run(make_request("the same sentence", seed=8)).weights, lab.run(req).weights)
@@ -146,3 +138,14 @@ def test_trace_json_recomputes_the_weights(lab, tmp_path):
     scores = (q @ k.transpose(-2, -1) / q.shape[-1] ** 0.5).masked_fill(~mask, float("-inf"))
     assert torch.allclose(torch.softmax(scores, -1), torch.tensor(data["stages"]["weights"]["values"]), atol=1e-5)
     assert trace_file(run, str(tmp_path)) == path  # one file per request
+
+
+def test_the_head_a_student_picks_is_held_to_the_heads_the_run_has(lab):
+    from core.lab.steps import last_head, pick_head
+
+    run = lab.run(make_request("a b c", n_heads=4))
+    assert pick_head(run, 2.0) == 2 and pick_head(run, 7) == 3 and last_head(run) == 3
+    single = lab.run(make_request("a b c", variant="single-head", n_heads=4))
+    assert pick_head(single, 3) == 0 and last_head(single) == 1  # a slider needs a range
+    with pytest.raises(ConfigError, match="head=1.5 must be a whole number"):
+        pick_head(run, 1.5)

@@ -1,11 +1,11 @@
-"""core.sprites: a stamped text is byte for byte what matplotlib draws at the same whole-pixel anchor."""
+"""core.render.sprites: a stamped text is byte for byte what matplotlib draws at the same whole-pixel anchor."""
 
 import numpy as np
 import pytest
 from matplotlib.backends.backend_agg import FigureCanvasAgg
 from matplotlib.figure import Figure
 
-from core import sprites
+from core.render import sprites
 
 W, H = 160, 90  # px, at dpi 80: 2 x 1.125 inches
 

@@ -1,4 +1,4 @@
-"""core.text: the tokenizer a student's sentence goes through, and the deterministic embeddings."""
+"""core.lab.text: the tokenizer a student's sentence goes through, and the deterministic embeddings."""
 
 import math
 
@@ -8,7 +8,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from core.config import ConfigError
-from core.text import MAX_TOKENS, embed, embed_at, positions, token_vector, tokenize
+from core.lab.text import MAX_TOKENS, embed, embed_at, positions, token_vector, tokenize
 
 
 def toks(s: str) -> tuple[str, ...]:
@@ -100,7 +100,7 @@ def test_embeddings_are_stable_across_processes():
     import subprocess
     import sys
 
-    code = "from core.text import token_vector; print(token_vector('attention', 4, seed=0).tolist())"
+    code = "from core.lab.text import token_vector; print(token_vector('attention', 4, seed=0).tolist())"
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True,
                          env={"PYTHONHASHSEED": "123", "PATH": ""}).stdout
     assert torch.allclose(v, torch.tensor(eval(out)))

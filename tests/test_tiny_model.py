@@ -9,8 +9,8 @@ import pytest
 import torch
 
 from core.corpus import Tokenizer, generate
+from core.lab.train import Trainer, TrainSettings, encode_corpus, fresh_text_report
 from core.model import GPT, GPTConfig, load_tiny
-from core.train import Trainer, TrainSettings, encode_corpus, fresh_text_report
 
 
 @pytest.fixture(scope="module")

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 import torch
 
-from core.trained_view import NAME_THRESHOLD, pattern_scores, reference_roles, trained_view
+from core.lab.trained_view import NAME_THRESHOLD, pattern_scores, reference_roles, trained_view
 
 SENTENCE = "the fox that the child saw was hungry , so the fox slept ."
 
@@ -70,8 +70,8 @@ def test_reference_roles_name_a_pattern_only_above_the_threshold():
 
 
 def test_layer_panel_names_every_head_of_the_layer_from_measurements():
+    from core.lab.trained_view import EXAMPLES, layer_panel, trained_view
     from core.model import load_tiny, tiny_config
-    from core.trained_view import EXAMPLES, layer_panel, trained_view
 
     config = tiny_config()
     assert config == load_tiny()[0].config  # read from the JSON alone, without the weights
@@ -86,3 +86,11 @@ def test_layer_panel_names_every_head_of_the_layer_from_measurements():
     assert "zebra" in layer_panel("the zebra slept .", 0, 0).note
     with pytest.raises(ValueError, match="heads 0-3"):
         layer_panel(EXAMPLES[0], 0, 9)
+
+
+def test_the_sliders_range_over_the_shipped_models_layers_and_heads():
+    from core.lab.trained_view import last_layer_and_head
+    from core.model import tiny_config
+
+    config = tiny_config()
+    assert last_layer_and_head() == (config.n_layers - 1, config.n_heads - 1)

@@ -1,11 +1,11 @@
-"""core.transfer_report: the Weight-transfer tab's verdicts, and the classic published numbers."""
+"""core.lab.transfer_report: the Weight-transfer tab's verdicts, and the classic published numbers."""
 
 import pytest
 import torch
 
 from core import load_registry
 from core.config import ConfigError
-from core.transfer_report import other_transfers, v2_to_v1
+from core.lab.transfer_report import other_transfers, v2_to_v1
 
 # SelfAttention_v2 built after torch.manual_seed(789), on "Your journey starts with one step"
 PUBLISHED_V2_789 = [[-0.0739, 0.0713], [-0.0748, 0.0703], [-0.0749, 0.0702],
@@ -63,3 +63,11 @@ def test_bad_values():
 def test_other_transfers_agree():
     results = other_transfers(load_registry(entry_points=False), seed=3)
     assert len(results) == 2 and all(o.equal and o.max_abs_diff < 1e-5 for o in results)
+
+
+def test_output_tables_show_dashes_when_the_copy_failed():
+    failed = v2_to_v1(123, 3, 2, "no-transpose")
+    assert failed.outputs_table("v1") == (["out0", "out1"], [["—", "—"]])
+    ok = v2_to_v1(123, 3, 2, "none")
+    headers, rows = ok.outputs_table("v2")
+    assert headers == ["out0", "out1"] and rows == ok.out_v2 and len(rows) == 6

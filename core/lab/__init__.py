@@ -1,1 +1,1 @@
-"""What each teaching view computes: pure functions on tensors and numbers, no UI."""
+"""What each teaching view computes: pure functions on tensors and numbers, each with its own test."""

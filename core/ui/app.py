@@ -18,8 +18,8 @@ os.environ.setdefault("GRADIO_ANALYTICS_CACHE_FREQUENCY", "100")
 
 import gradio as gr  # noqa: E402
 
+from core.lab.session import Lab  # noqa: E402
 from core.registry import Registry, load_registry  # noqa: E402
-from core.session import Lab  # noqa: E402
 
 log = logging.getLogger("attention_lab.ui")
 

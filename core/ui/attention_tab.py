@@ -2,12 +2,10 @@
 
 from __future__ import annotations
 
-import json
-
 import gradio as gr
 
-from core import views
-from core.config import Option
+from core.config import Option, options_json
+from core.serve import views
 
 from . import trained_panel
 from .common import CPU_GROUP, CPU_LIMIT, plot, user_errors
@@ -23,15 +21,14 @@ D_MODELS = [4, 8, 16, 32, 64]
 
 def option_control(opt: Option, elem_id: str) -> gr.components.Component:
     """One control from a variant's Option: checkbox, slider (small range) or number."""
-    label = opt.name + (f": {opt.help}" if opt.help else "")
+    label = f"{opt.name}: {opt.help}" if opt.help else opt.name
     if isinstance(opt.default, bool):
         return gr.Checkbox(value=opt.default, label=label, elem_id=elem_id)
     if isinstance(opt.default, (int, float)):
-        lo, hi = opt.minimum, opt.maximum
         step = 1 if isinstance(opt.default, int) else None
-        if lo is not None and hi is not None and hi - lo <= 64:
-            return gr.Slider(lo, hi, value=opt.default, step=step, label=label, elem_id=elem_id)
-        return gr.Number(value=opt.default, minimum=lo, maximum=hi, precision=0 if step else None,
+        if opt.fits_a_slider:
+            return gr.Slider(opt.minimum, opt.maximum, value=opt.default, step=step, label=label, elem_id=elem_id)
+        return gr.Number(value=opt.default, minimum=opt.minimum, maximum=opt.maximum, precision=0 if step else None,
                          label=label, elem_id=elem_id)
     return gr.Textbox(value=str(opt.default), label=label, elem_id=elem_id)
 
@@ -57,12 +54,11 @@ def build(ctx) -> None:
             n_heads = gr.Slider(1, 8, value=2, step=1, label="heads (n_heads; must divide d_model)", elem_id="n_heads")
             d_model = gr.Dropdown(D_MODELS, value=16, label="d_model", elem_id="d_model")
             seed = gr.Number(value=0, precision=0, label="seed (weights and token vectors)", elem_id="seed")
-            groups, controls = [], []  # per variant: its Option controls, shown only when it is selected
+            groups, controls = [], {}  # per variant: its Option controls, shown only when it is selected
             for v in registry.variants.values():
                 with gr.Group(visible=v.name == "multi-head") as group:
-                    ctrls = [option_control(o, f"opt-{v.name}-{o.name}") for o in v.options]
+                    controls[v.name] = [option_control(o, f"opt-{v.name}-{o.name}") for o in v.options]
                 groups.append(group)
-                controls.append(ctrls)
             options = gr.Textbox(value="{}", label="options (JSON, as the API takes them)", elem_id="options")
         with gr.Column(scale=2):
             heatmaps = gr.Plot(plot(first.heatmaps), label="Attention weights, one heatmap per head",
@@ -81,7 +77,7 @@ def build(ctx) -> None:
            concurrency_id=CPU_GROUP, concurrency_limit=CPU_LIMIT, show_progress="minimal")
 
     names = list(registry.variants)
-    flat_controls = [c for ctrls in controls for c in ctrls]
+    flat_controls = [c for ctrls in controls.values() for c in ctrls]
     inputs = [sentence, variant, causal, scaled, n_heads, d_model, seed, options]
     outputs = [heatmaps, mask, check, note, payload]
 
@@ -92,33 +88,30 @@ def build(ctx) -> None:
         v = views.attention(ctx.lab, sentence, variant, causal, scaled, n_heads, d_model, seed, options)
         return plot(v.heatmaps), plot(v.mask), v.check, v.note, v.payload
 
-    def collect_options(variant, *values):
-        """The selected variant's controls as the options JSON."""
-        start = sum(len(controls[i]) for i in range(names.index(variant)))
-        opts = registry.variants[variant].options
-        return json.dumps({o.name: _typed(o, val) for o, val in zip(opts, values[start:start + len(opts)],
-                                                                        strict=True)})
-
-    def on_variant(variant, *values):
+    @user_errors
+    def on_variant(data: dict):
         """Show the variant's own controls, disable heads where they do not apply, reset options."""
+        name = data[variant]
+        v = registry.get(name)
         return (
-            gr.update(interactive=registry.variants[variant].uses_heads),
-            _about(registry, variant),
-            collect_options(variant, *values),
-            *[gr.update(visible=n == variant) for n in names],
+            gr.update(interactive=v.uses_heads),
+            _about(registry, name),
+            options_json(v.options, [data[c] for c in controls[name]]),
+            *[gr.update(visible=n == name) for n in names],
         )
 
-    option_triggers = [c.release if isinstance(c, gr.Slider) else c.change for c in flat_controls]
-    if option_triggers:
-        gr.on(option_triggers, collect_options, [variant, *flat_controls], options, api_visibility="private",
-              queue=False)
+    for v in registry.variants.values():  # a variant's controls write its options JSON
+        if controls[v.name]:
+            triggers = [c.release if isinstance(c, gr.Slider) else c.change for c in controls[v.name]]
+            gr.on(triggers, user_errors(lambda *values, v=v: options_json(v.options, values)), controls[v.name], options,
+                  api_visibility="private", queue=False)
     gr.on(
         [sentence.change, causal.change, scaled.change, n_heads.release, d_model.change, seed.change, options.change],
         attention, inputs, outputs, api_name="attention", concurrency_id=CPU_GROUP, concurrency_limit=CPU_LIMIT,
         trigger_mode="always_last", show_progress="minimal",
     )
     variant.change(
-        on_variant, [variant, *flat_controls], [n_heads, about, options, *groups], api_visibility="private", queue=False
+        on_variant, {variant, *flat_controls}, [n_heads, about, options, *groups], api_visibility="private", queue=False
     ).success(attention, inputs, outputs, api_visibility="private", concurrency_id=CPU_GROUP,
               concurrency_limit=CPU_LIMIT, trigger_mode="always_last", show_progress="minimal")
     ctx.shared["attention_inputs"] = inputs
@@ -130,12 +123,3 @@ def _about(registry, name: str) -> str:
     """The variant's summary and notes, as plain text (a plugin's words are never rendered as HTML)."""
     v = registry.variants[name]
     return f"{v.summary}\n{v.notes}".strip()
-
-
-def _typed(opt: Option, value):
-    """A control's value in the Option's own type (sliders and numbers send floats)."""
-    if isinstance(opt.default, bool):
-        return bool(value)
-    if isinstance(opt.default, int) and isinstance(value, float) and value.is_integer():
-        return int(value)
-    return value

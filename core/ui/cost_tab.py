@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import gradio as gr
 
-from core import cost
+from core.bench import cost
+from core.render.cost_plot import live_figure
 
 from .common import CPU_GROUP, CPU_LIMIT, user_errors
 
@@ -22,12 +23,8 @@ HEADERS = ["T", "naive: scores in memory (MiB, measured)", "windowed: band (MiB)
 @user_errors
 def measure(max_T: float, window: float):
     """Live run at T = 32, 64, … up to max_T; the figure and the table of what was measured."""
-    max_T, window = int(max_T), int(window)
-    Ts = [T for T in (32, 64, 128, 256, 512, 1024) if T <= max_T] or [max_T]
-    rows = cost.live_measure(Ts, window=window)
-    table = [[r["T"], round(r["naive_mib"], 2), round(r["windowed_mib"], 2), round(r["naive_ms"], 2),
-              round(r["fused_ms"], 2), round(r["windowed_ms"], 2)] for r in rows]
-    return cost.live_figure(rows, window), table
+    rows, table = cost.measure_up_to(max_T, window)
+    return live_figure(rows, window), table
 
 
 def build(ctx) -> None:

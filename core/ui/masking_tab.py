@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import gradio as gr
 
-from core import views
+from core.serve import views
 
 from .common import CPU_GROUP, CPU_LIMIT, plot, user_errors
 

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import gradio as gr
 
-from core.conformance import check_variant
-from core.plugin_report import (
+from core.kit.conformance import check_variant
+from core.kit.report import (
     ERROR_HEADERS,
     PLUGIN_HEADERS,
     REPORT_HEADERS,

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import gradio as gr
 
-from core import steps
-from core.session import make_request
+from core.lab import steps
+from core.lab.session import make_request
 
 from .common import CPU_GROUP, CPU_LIMIT, user_errors
 
@@ -24,14 +24,10 @@ def _label(stage: steps.Stage) -> str:
 
 
 def _compute(lab, sentence, variant, causal, scaled, n_heads, d_model, seed, options, head):
-    """(n_heads, head shown, sharing text, trace path, [(label, frame)] per stage) for one request."""
+    """(last head index, head shown, sharing text, trace path, [(label, frame)] per stage) for one request."""
     run = lab.run(make_request(sentence, variant, causal, scaled, n_heads, d_model, seed, options))
-    H = run.trace.q.shape[1]
-    h = min(int(head), H - 1)
-    share = steps.sharing(run) or (
-        f"{H} head(s), each with its own K and V; the mask is "
-        + ("causal (lower triangle)." if run.config.causal else "off (every token sees every token).")
-    )
+    H, h = steps.last_head(run), steps.pick_head(run, head)
+    share = steps.sharing(run)
     frames = [(_label(s), _frame(s, run.tokens.tokens)) for s in steps.stages(run, h)]
     return H, h, share, steps.trace_file(run), frames
 
@@ -51,7 +47,7 @@ def build(ctx) -> None:
         """Every stage of one head, the head sharing / band, and the trace file to download."""
         H, h, share, path, shown = _compute(ctx.lab, sentence, variant, causal, scaled, n_heads, d_model, seed,
                                             options, head)
-        return (gr.update(maximum=max(H - 1, 1), value=h), share, path,
+        return (gr.update(maximum=H, value=h), share, path,
                 *[gr.update(value=frame, label=label) for label, frame in shown])
 
     outputs = [head, sharing, download, *frames]

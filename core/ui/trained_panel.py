@@ -6,9 +6,8 @@ from dataclasses import dataclass
 
 import gradio as gr
 
-from core.heatmap import heatmap_grid
-from core.model import tiny_config
-from core.trained_view import EXAMPLES, layer_panel
+from core.lab.trained_view import EXAMPLES, last_layer_and_head, layer_panel
+from core.render.heatmap import heatmap_grid
 
 from .common import CPU_GROUP, CPU_LIMIT, plot, user_errors
 
@@ -48,19 +47,18 @@ class TrainedPanel:
 
 def build(ctx) -> TrainedPanel:
     """A hidden column; nothing is loaded until the switch first shows it (fast start-up)."""
-    config = tiny_config()
+    last_layer, last_head = last_layer_and_head()
     with gr.Column(visible=False) as column:
         gr.Markdown(INTRO)
         sentence = gr.Dropdown(list(EXAMPLES), value=EXAMPLES[0], allow_custom_value=True,
                                label="Sentence (the tiny model's words)", elem_id="trained-sentence")
         with gr.Row():
-            layer = gr.Slider(0, config.n_layers - 1, value=config.n_layers - 1, step=1, label="layer",
-                              elem_id="trained-layer")
-            head = gr.Slider(0, config.n_heads - 1, value=0, step=1, label="head", elem_id="trained-head")
+            layer = gr.Slider(0, last_layer, value=last_layer, step=1, label="layer", elem_id="trained-layer")
+            head = gr.Slider(0, last_head, value=0, step=1, label="head", elem_id="trained-head")
         heatmaps = gr.Plot(label="Trained attention weights: every head of this layer", elem_id="trained-heatmaps")
         selected = gr.Textbox(label="What the chosen head does (measured)", interactive=False,
                               elem_id="trained-role")
-        roles = gr.Textbox(label="Every head of this layer", lines=config.n_heads, interactive=False)
+        roles = gr.Textbox(label="Every head of this layer", lines=4, interactive=False)
         note = gr.Textbox(label="Notes", interactive=False)
     inputs, outputs = [sentence, layer, head], [heatmaps, selected, roles, note]
     gr.on(

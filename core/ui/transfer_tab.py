@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import gradio as gr
 
-from core import transfer_report
+from core.lab import transfer_report
 from core.transfer import MISTAKES
 
 from .common import CPU_GROUP, CPU_LIMIT, user_errors
@@ -16,12 +16,12 @@ SHAPE_HEADERS = ["module", "parameter", "kind", "shape"]
 def _outputs(ctx, seed, d_in, d_out, mistake):
     """The tab's values for one setting: shapes, both outputs, verdict, JSON, and the other two transfers."""
     r = transfer_report.v2_to_v1(seed, d_in, d_out, mistake)
-    cols = [f"out{j}" for j in range(r.d_out)]
+    (cols, v2_rows), (_, v1_rows) = r.outputs_table("v2"), r.outputs_table("v1")
     others = [[o.title, f"{o.max_abs_diff:.3g}", o.verdict] for o in transfer_report.other_transfers(ctx.registry, seed)]
     return (
         {"headers": SHAPE_HEADERS, "data": r.shapes},
-        {"headers": cols, "data": r.out_v2 or [["—"] * len(cols)]},
-        {"headers": cols, "data": r.out_v1 or [["—"] * len(cols)]},
+        {"headers": cols, "data": v2_rows},
+        {"headers": cols, "data": v1_rows},
         r.verdict,
         {"headers": ["transfer", "max |diff|", "verdict"], "data": others},
         r.payload(),  # last, like every endpoint's JSON

@@ -16,9 +16,15 @@ pytest_plugins = ["core.testing"]
 
 
 @pytest.fixture
-def alibi(plugin_registry):
-    """The variant as the lab registers it, with no other third-party plugin around."""
-    return plugin_registry(attention_lab_alibi).variants["alibi"]
+def lab(plugin_registry):
+    """The lab's registry with this plugin and no other third-party plugin around."""
+    return plugin_registry(attention_lab_alibi)
+
+
+@pytest.fixture
+def alibi(lab):
+    """The variant as the lab registers it."""
+    return lab.variants["alibi"]
 
 
 @pytest.mark.parametrize(
@@ -33,16 +39,16 @@ def test_alibi_conforms(alibi, config):
     assert_variant_conforms(alibi, config)
 
 
-def test_zero_slope_is_plain_multi_head(alibi):
+def test_zero_slope_is_plain_multi_head(lab):
     config = AttentionConfig(options={"slope": 0.0})
-    layer, plain = alibi.create(config), AttentionModule(config)
+    layer, plain = lab.build("alibi", config), AttentionModule(config)
     plain.load_state_dict(layer.state_dict())  # same projections, so the same weights fit
     x = torch.randn(2, 5, 16)
     torch.testing.assert_close(layer(x), plain(x))
 
 
-def test_identical_tokens_attend_more_to_nearer_ones(alibi):
-    layer = alibi.create(AttentionConfig(options={"slope": 1.0}))
+def test_identical_tokens_attend_more_to_nearer_ones(lab):
+    layer = lab.build("alibi", AttentionConfig(options={"slope": 1.0}))
     x = torch.randn(1, 1, 16).expand(1, 6, 16)  # six copies of one token: only distance differs
     weights = layer.trace(x).weights[0, :, -1]  # (H, T): the last token's row, per head
     assert (weights.diff(dim=-1) > 0).all()  # each step closer earns more attention

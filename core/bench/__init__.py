@@ -1,0 +1,1 @@
+"""Benchmarks: long-sequence cost of every fast path, and the Cost tab's data."""

@@ -1,0 +1,1 @@
+"""The conformance kit and the plugin report, behind the public doors core.probes and core.testing."""

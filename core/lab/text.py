@@ -1,0 +1,152 @@
+"""Sentence -> tokens -> embeddings: deterministic, Unicode-aware, no vocabulary to download."""
+
+from __future__ import annotations
+
+import hashlib
+import math
+import unicodedata
+from dataclasses import dataclass
+
+import torch
+from torch import Tensor
+
+from ..config import ConfigError
+
+MAX_TOKENS = 64
+MAX_CHARS = 4096  # read no further: a pasted book costs the same as a sentence
+ZWJ, VS16, KEYCAP = "\u200d", "\ufe0f", "\u20e3"
+_DROP = {"Cc", "Cf", "Cs"}  # control, format (zero-width, bidi marks, BOM), lone surrogates
+_CJK_RANGES = (
+    (0x3040, 0x30FF),  # hiragana, katakana
+    (0x31F0, 0x31FF),  # katakana extensions
+    (0x3400, 0x4DBF),  # CJK extension A
+    (0x4E00, 0x9FFF),  # CJK unified ideographs
+    (0xF900, 0xFAFF),  # CJK compatibility ideographs
+    (0xFF66, 0xFF9F),  # half-width katakana
+    (0x20000, 0x3134F),  # CJK extensions B-G
+)
+
+
+@dataclass(frozen=True)
+class Tokens:
+    """The tokens of one sentence, and whether the sentence was cut to fit."""
+
+    tokens: tuple[str, ...]
+    truncated: bool = False
+    limit: int = MAX_TOKENS
+
+    @property
+    def note(self) -> str:
+        """The sentence a person sees when their input was cut ("" when it was not)."""
+        if not self.truncated:
+            return ""
+        return f"The sentence was cut: the lab reads its first {self.limit} tokens (at most {MAX_CHARS} characters)."
+
+    def __len__(self) -> int:
+        return len(self.tokens)
+
+
+def _is_cjk(ch: str) -> bool:
+    cp = ord(ch)
+    return any(lo <= cp <= hi for lo, hi in _CJK_RANGES)
+
+
+def _is_word(ch: str) -> bool:
+    return unicodedata.category(ch)[0] in "LNM" and not _is_cjk(ch)
+
+
+def _is_emoji_part(ch: str) -> bool:
+    """Modifiers that belong to the emoji before them: variation selector, skin tones, keycap."""
+    return ch in (VS16, KEYCAP) or 0x1F3FB <= ord(ch) <= 0x1F3FF
+
+
+def _is_regional(ch: str) -> bool:
+    return 0x1F1E6 <= ord(ch) <= 0x1F1FF
+
+
+def _emoji_end(text: str, i: int) -> int:
+    """Index just past the emoji cluster starting at text[i] (ZWJ sequences, flags, modifiers)."""
+    n = len(text)
+    if _is_regional(text[i]):
+        return i + 2 if i + 1 < n and _is_regional(text[i + 1]) else i + 1
+    j = i + 1
+    while j < n:
+        if _is_emoji_part(text[j]):
+            j += 1
+        elif text[j] == ZWJ and j + 1 < n and unicodedata.category(text[j + 1]) == "So":
+            j += 2
+        else:
+            break
+    return j
+
+
+def tokenize(sentence: str, max_tokens: int = MAX_TOKENS) -> Tokens:
+    """Words, punctuation on its own, CJK one character each, emoji whole; control/zero-width dropped."""
+    if not isinstance(sentence, str):
+        raise ConfigError("sentence must be text")
+    text = unicodedata.normalize("NFC", sentence[:MAX_CHARS])
+    tokens: list[str] = []
+    i, n = 0, len(text)
+    while i < n and len(tokens) <= max_tokens:  # stop one past the cap: huge input stays cheap
+        ch = text[i]
+        cat = unicodedata.category(ch)
+        if ch.isspace() or cat in _DROP:
+            i += 1
+        elif _is_word(ch):
+            j = i + 1
+            while j < n and (
+                _is_word(text[j])
+                or (text[j] in "'\u2019" and j + 1 < n and _is_word(text[j + 1]) and unicodedata.category(text[j + 1])[0] == "L")
+                or unicodedata.category(text[j]) in _DROP and j + 1 < n and _is_word(text[j + 1])
+            ):
+                j += 1
+            tokens.append("".join(c for c in text[i:j] if unicodedata.category(c) not in _DROP))
+            i = j
+        elif cat == "So" or _is_regional(ch):
+            j = _emoji_end(text, i)
+            tokens.append(text[i:j])
+            i = j
+        else:  # punctuation, symbols, one CJK character: a token of one character
+            tokens.append(ch)
+            i += 1
+    truncated = len(tokens) > max_tokens or len(sentence) > MAX_CHARS
+    return Tokens(tuple(tokens[:max_tokens]), truncated, max_tokens)
+
+
+def _token_seed(token: str, seed: int) -> int:
+    """A stable 63-bit seed from the token's UTF-8 bytes (hashlib, not hash(): that is salted per process)."""
+    digest = hashlib.blake2b(token.encode("utf-8"), digest_size=8, key=str(int(seed)).encode()).digest()
+    return int.from_bytes(digest, "little") >> 1
+
+
+def token_vector(token: str, d_model: int, seed: int = 0) -> Tensor:
+    """The same token string gets the same vector in every sentence (for a given seed).  (d_model,)"""
+    g = torch.Generator().manual_seed(_token_seed(token, seed))
+    return torch.randn(d_model, generator=g)
+
+
+def positions(T: int, d_model: int) -> Tensor:
+    """Sinusoidal positions (Vaswani et al. 2017): PE[p, 2i] = sin(p / 10000^(2i/d)), PE[p, 2i+1] = cos(...).  (T, d)"""
+    pos = torch.arange(T, dtype=torch.float32)[:, None]  # (T, 1)
+    i = torch.arange(0, d_model, 2, dtype=torch.float32)  # (ceil(d/2),)
+    angle = pos / torch.pow(10000.0, i / d_model)  # (T, ceil(d/2))
+    pe = torch.zeros(T, d_model)
+    pe[:, 0::2] = torch.sin(angle)
+    pe[:, 1::2] = torch.cos(angle[:, : d_model // 2])
+    return pe
+
+
+def embed(tokens: tuple[str, ...] | list[str], d_model: int, seed: int = 0) -> Tensor:
+    """Token vectors plus positions, as a batch of one: (1, T, d_model)."""
+    if not tokens:
+        raise ConfigError("the sentence has no tokens; type at least one word")
+    vecs = torch.stack([token_vector(t, d_model, seed) for t in tokens])  # (T, d)
+    return ((vecs + positions(len(tokens), d_model)) * _SCALE)[None]  # (1, T, d)
+
+
+def embed_at(token: str, position: int, d_model: int, seed: int = 0) -> Tensor:
+    """The vector `token` would get at `position` in any sentence (what embed puts there).  (d_model,)"""
+    return (token_vector(token, d_model, seed) + positions(position + 1, d_model)[position]) * _SCALE
+
+
+_SCALE = 1 / math.sqrt(2.0)  # token (variance 1) + position (variance 1/2 on average): keep values near unit scale

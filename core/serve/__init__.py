@@ -1,0 +1,1 @@
+"""What keeps the app fast under a class: caches of finished views and worker processes for training."""

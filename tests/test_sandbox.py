@@ -1,0 +1,152 @@
+"""core.sandbox: code run in a child process; whatever it does costs only its own call."""
+
+from __future__ import annotations
+
+import itertools
+import multiprocessing
+import os
+import subprocess
+import sys
+import time
+
+import pytest
+
+from core.config import ConfigError
+from core.sandbox import SandboxError, call, stream, where
+
+# Module-level, so the child can import them by name (as it imports a plugin's code).
+
+
+def _raise(kind: str) -> None:
+    if kind == "config":
+        raise ConfigError("window=0 is too small; choose 1 or more")
+    if kind == "exit":
+        raise SystemExit(3)
+    if kind == "interrupt":
+        raise KeyboardInterrupt
+    if kind == "unpicklable":
+        raise _Unpicklable("a lock cannot travel")
+
+
+class _Unpicklable(Exception):
+    def __init__(self, message: str) -> None:
+        import threading
+
+        super().__init__(message)
+        self.lock = threading.Lock()
+
+
+def _sleep_forever() -> None:
+    while True:
+        time.sleep(1)
+
+
+def _spin() -> None:
+    while True:
+        pass
+
+
+def _allocate(gib: int) -> int:
+    import torch
+
+    return torch.ones(gib * 2**28).numel()  # gib GiB of fp32
+
+
+def _leave_a_thread_running() -> str:
+    import threading
+
+    threading.Thread(target=_sleep_forever).start()  # not a daemon: it would keep a normal process alive
+    return "answered"
+
+
+def test_items_are_computed_in_another_process_and_arrive_in_order():
+    assert list(stream(iter, [1, 2, 3])) == [1, 2, 3]
+    assert call(os.getpid) != os.getpid()  # the work ran elsewhere: the server's interpreter lock stays free
+
+
+def test_an_exception_in_the_child_is_raised_here_after_the_items_before_it():
+    items = stream(map, int, ["1", "2", "x"])
+    assert next(items) == 1 and next(items) == 2
+    with pytest.raises(ValueError, match="invalid literal"):
+        next(items)
+
+
+def test_a_config_error_stays_a_config_error_with_its_sentence():
+    with pytest.raises(ConfigError) as err:
+        call(_raise, "config")
+    assert str(err.value) == "window=0 is too small; choose 1 or more"
+    assert any(n.startswith("at test_sandbox.py:") for n in err.value.__notes__)  # where the plugin raised
+
+
+@pytest.mark.parametrize("kind, words", [
+    ("exit", "raised SystemExit: 3"),
+    ("interrupt", "raised KeyboardInterrupt"),
+    ("unpicklable", "raised _Unpicklable: a lock cannot travel"),
+])
+def test_base_exceptions_and_unpicklable_ones_come_back_as_one_sentence(kind, words):
+    with pytest.raises(SandboxError) as err:
+        call(_raise, kind, label="plugin 'x'")
+    assert str(err.value) == words and err.value.kind == "error" and err.value.where.startswith("test_sandbox.py:")
+
+
+def test_a_child_that_dies_without_a_word_is_reported():
+    with pytest.raises(SandboxError, match=r"plugin 'x' stopped its process \(exit code 3\)") as err:
+        call(os._exit, 3, label="plugin 'x'")
+    assert err.value.kind == "died"
+
+
+@pytest.mark.parametrize("fn", [_sleep_forever, _spin])
+def test_a_hang_or_a_spin_is_cut_off_at_its_time_limit(fn):
+    start = time.monotonic()
+    with pytest.raises(SandboxError, match=r"plugin 'x' did not answer within 0.5 s") as err:
+        call(fn, label="plugin 'x'", timeout=0.5)
+    assert err.value.kind == "timeout" and time.monotonic() - start < 10
+    assert not [p for p in multiprocessing.active_children() if p.name.startswith("lab-plugin")]  # killed
+
+
+def test_memory_beyond_the_cap_is_refused_in_the_child():
+    with pytest.raises(SandboxError, match="ran out of memory") as err:
+        call(_allocate, 4, memory_mb=512)
+    assert err.value.kind == "memory"
+    assert call(_allocate, 0, memory_mb=512) == 0  # the cap is over what the child already had
+
+
+def test_threads_left_behind_do_not_keep_the_child_alive():
+    assert call(_leave_a_thread_running, timeout=30) == "answered"
+    time.sleep(0.2)
+    assert not [p for p in multiprocessing.active_children() if p.is_alive() and p.name.startswith("lab-")]
+
+
+def test_closing_the_iterator_ends_the_child():
+    counting = stream(itertools.count)  # endless: only closing stops it
+    assert next(counting) == 0
+    counting.close()
+    assert not [p for p in multiprocessing.active_children() if p.name == "lab-count"]
+
+
+def test_a_niced_child_yields_the_cores_to_the_server():
+    (niceness,) = stream(itertools.starmap, os.nice, [(0,)], nice=10)  # os.nice(0) reports the current value
+    assert niceness >= os.nice(0) + 10
+
+
+def test_where_names_the_plugins_line_not_the_labs():
+    try:
+        _raise("config")
+    except ConfigError as exc:
+        assert where(exc) == f"test_sandbox.py:{_raise.__code__.co_firstlineno + 2}"
+
+
+@pytest.mark.parametrize("how", ["script", "stdin"])
+def test_children_do_not_rerun_the_main_script(tmp_path, how):
+    # app.py builds the whole UI at import: a child that re-ran it would spend seconds before training
+    code = (
+        "print('MAIN RAN', flush=True)\n"
+        "from core.sandbox import stream\n"
+        "if __name__ == '__main__':\n"
+        "    print(list(stream(iter, [1, 2])), flush=True)\n"
+    )
+    script = tmp_path / "main_script.py"
+    script.write_text(code)
+    args, stdin = ([sys.executable, str(script)], None) if how == "script" else ([sys.executable, "-"], code)
+    out = subprocess.run(args, input=stdin, capture_output=True, text=True, timeout=120, check=True).stdout
+    assert out.splitlines() == ["MAIN RAN", "[1, 2]"]
