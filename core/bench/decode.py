@@ -25,11 +25,11 @@ SHAPE = {"vocab_size": 50257, "d_model": 768, "n_heads": 12, "n_layers": 12}  # 
 QUICK_SHAPE = {"vocab_size": 64, "d_model": 32, "n_heads": 4, "n_layers": 2}
 METHOD = (
     "B=1, fp32, no grad, random weights (seed 0), torch threads as configured. At each T a prompt of T "
-    "random tokens is run once; then 'cached' times each of the next steps (one token against the KV "
-    "cache) and 'uncached' each full recompute of the whole sequence (Decoder(use_cache=False)). Both "
-    "apply the output head to the last position only, and neither samples: the time is the model step "
-    "that yields the next token's logits. One warm-up step each (without the cache: the prompt's own "
-    "run); the medians are reported."
+    "random tokens is run once into a KV cache ('prefill') and one warm-up step taken; then 'cached' times "
+    "one new token against the cache, the T's in turn (round-robin, so a noisy neighbour slows each alike), "
+    "and 'uncached' times full recomputes of the whole sequence (Decoder(use_cache=False)). Both apply the "
+    "output head to the last position only and neither samples: the time is the model step that yields "
+    "the next token's logits. Medians are reported."
 )
 
 
@@ -39,7 +39,7 @@ class DecodeSpec:
 
     Ts: tuple[int, ...] = DECODE_T
     cached_steps: int = 16  # timed tokens per T with the cache (cheap)
-    uncached_steps: int = 2  # timed tokens per T without it (a few: at 4096 each is a whole forward)
+    uncached_steps: int = 2  # timed recomputes per T (a few: at 4096 each is a whole forward over 4096 tokens)
     quick: bool = False  # tiny shapes: for tests and a first look
 
 
@@ -55,35 +55,45 @@ def build_model(spec: DecodeSpec):
     return GPT(GPTConfig(context_length=context, **shape)).eval()
 
 
-def measure(model, T: int, spec: DecodeSpec) -> dict:
-    """Seconds per token at context T: cached and uncached medians, the prompt's one-off run, the cache's size."""
+def measure(model, spec: DecodeSpec, log: Callable[[str], None] = lambda s: None) -> list[dict]:
+    """Seconds per token at every T: cached steps taken round-robin across T, then the recomputes."""
     import torch
 
     from ..decode import Decoder
 
-    gen = torch.Generator().manual_seed(T)
-    prompt = torch.randint(0, model.config.vocab_size, (1, T), generator=gen)  # (1, T)
-    out = {"T": T}
+    points, decoders = {}, {}
+    clock = time.perf_counter
     with torch.no_grad():
-        for use_cache, steps in ((True, spec.cached_steps), (False, spec.uncached_steps)):
-            t0 = time.perf_counter()
-            decoder = Decoder(model, prompt, use_cache=use_cache, reserve=T + steps + 2)
-            first = time.perf_counter() - t0  # the prompt (prefill) with the cache; a full step without it
-            times = []
-            warm_up = 1 if use_cache else 0  # without a cache the first full run above was the warm-up
-            for i in range(steps + warm_up):
+        for T in spec.Ts:  # one prompt per T, run once into its cache
+            log(f"bench --decode: a prompt of {T} tokens into the cache")
+            prompt = torch.randint(0, model.config.vocab_size, (1, T), generator=torch.Generator().manual_seed(T))
+            t0 = clock()
+            decoders[T] = Decoder(model, prompt, use_cache=True, reserve=T + spec.cached_steps + 2)
+            points[T] = {"T": T, "prompt": prompt, "prefill_s": clock() - t0, "cached": [], "uncached": []}
+            decoders[T].push(decoders[T].logits.argmax(-1, keepdim=True))  # warm-up: the cache takes its final size
+        log(f"bench --decode: {spec.cached_steps} cached steps at each T, in turn")
+        for _ in range(spec.cached_steps):  # round-robin: a noisy neighbour slows every T alike
+            for T, decoder in decoders.items():
                 nxt = decoder.logits.argmax(-1, keepdim=True)  # (1, 1)
-                t0 = time.perf_counter()
+                t0 = clock()
                 decoder.push(nxt)
-                if i >= warm_up:
-                    times.append(time.perf_counter() - t0)
-            key = "cached" if use_cache else "uncached"
-            out[f"{key}_s"] = statistics.median(times)
-            out[f"{key}_steps"] = steps
-            if use_cache:
-                out["prefill_s"] = first
-                out["cache_mib"] = sum(layer.nbytes for layer in decoder.cache) / 2**20
-    out["speedup"] = out["uncached_s"] / out["cached_s"]
+                points[T]["cached"].append(clock() - t0)
+        for T in spec.Ts:
+            points[T]["cache_mib"] = sum(layer.nbytes for layer in decoders.pop(T).cache) / 2**20
+            log(f"bench --decode: {spec.uncached_steps} full recomputes of {T} tokens")
+            t0 = clock()
+            decoder = Decoder(model, points[T]["prompt"], use_cache=False)  # itself one full recompute
+            points[T]["uncached"].append(clock() - t0)
+            for _ in range(spec.uncached_steps - 1):
+                nxt = decoder.logits.argmax(-1, keepdim=True)
+                t0 = clock()
+                decoder.push(nxt)
+                points[T]["uncached"].append(clock() - t0)
+    out = []
+    for T, p in points.items():
+        c, u = statistics.median(p["cached"]), statistics.median(p["uncached"])
+        out.append({"T": T, "cached_s": c, "uncached_s": u, "speedup": u / c, "prefill_s": p["prefill_s"],
+                    "cache_mib": p["cache_mib"], "cached_steps": len(p["cached"]), "uncached_steps": len(p["uncached"])})
     return out
 
 
@@ -92,10 +102,7 @@ def run_decode_bench(spec: DecodeSpec, log: Callable[[str], None] = lambda s: No
     import torch
 
     model = build_model(spec)
-    points = []
-    for T in spec.Ts:
-        log(f"bench --decode: T = {T}")
-        points.append(measure(model, T, spec))
+    points = measure(model, spec, log)
     meta = {
         "spec": asdict(spec), "method": METHOD, "model": QUICK_SHAPE if spec.quick else SHAPE,
         "context_length": model.config.context_length, "torch": torch.__version__,
