@@ -13,17 +13,12 @@ and a sliding window's cache stays at window-1 keys (plus its strided columns), 
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
-
 import torch
 import torch.nn.functional as F
-from torch import Tensor
+from torch import Tensor, nn
 
 from .config import ConfigError
-
-if TYPE_CHECKING:
-    from .kv_cache import KVCache
-    from .model import GPT
+from .kv_cache import KVCache
 
 TOP_K_ERROR = "top_k={top_k!r} must be a whole number, 1 or more (or None for every token)"
 
@@ -54,7 +49,8 @@ def sample_next(
 class Decoder:
     """The growing sequence and the next token's logits; push() appends tokens (with or without a cache)."""
 
-    def __init__(self, model: GPT, idx: Tensor, use_cache: bool = True, reserve: int = 0) -> None:
+    def __init__(self, model: nn.Module, idx: Tensor, use_cache: bool = True, reserve: int = 0) -> None:
+        """model: a core.model.GPT (not imported here: core.model builds its generate on this class)."""
         if idx.dim() != 2 or idx.shape[1] < 1:
             raise ValueError(f"token ids have shape {tuple(idx.shape)}; decoding needs (batch, tokens) with a token")
         self.model, self.idx, self.use_cache = model, idx, use_cache

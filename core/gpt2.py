@@ -4,7 +4,8 @@ GPT-2 is core.model.GPT with the multi-head variant: h.N -> blocks.N, attn.c_att
 (q|k|v, head h in columns h*hd:(h+1)*hd, as CausalSelfAttention splits them), attn.c_proj ->
 attn.proj, the MLP and LayerNorms keep their names, GELU is the tanh one ("gelu_new"), and the
 head is tied to wte. Hugging Face stores its projections as Conv1D, (in, out): transposed here.
-safetensors and tokenizers are imported inside the loader, so importing core.model stays cheap.
+safetensors and tokenizers are imported only when a checkpoint is read, so importing core.model
+stays cheap; core.model.load_gpt2 builds the GPT from what this module reads.
 """
 
 from __future__ import annotations
@@ -18,7 +19,6 @@ import torch
 from torch import Tensor
 
 from .config import ConfigError
-from .model import GPT, GPTConfig
 
 CONV1D = ("attn.c_attn.weight", "attn.c_proj.weight", "mlp.c_fc.weight", "mlp.c_proj.weight")
 BUFFERS = (".attn.bias", ".attn.masked_bias")  # old checkpoints saved the causal mask; GPT builds its own
@@ -54,25 +54,22 @@ class BPETokenizer:
         return self.tokenizer.decode(list(ids), skip_special_tokens=False)
 
 
-def load_gpt2(path: str | Path) -> tuple[GPT, BPETokenizer]:
-    """(GPT in eval mode, its tokenizer) from a GPT-2 checkpoint folder; ConfigError names what is missing."""
+def checkpoint_folder(path: str | Path) -> Path:
+    """The folder, or ConfigError saying what a GPT-2 checkpoint folder holds."""
     folder = Path(path)
     if not folder.is_dir():
         raise ConfigError(MESSAGES["folder"].format(path=folder, files=FILES))
-    config = gpt_config(folder)
-    tokenizer = load_tokenizer(folder)
-    if len(tokenizer) > config.vocab_size:
-        raise ConfigError(MESSAGES["vocab"].format(path=folder, n=len(tokenizer), v=config.vocab_size))
-    with torch.device("meta"):  # shapes only: no random init to throw away, no draw from torch's RNG
-        model = GPT(config)
-    model.load_state_dict(_mapped(read_weights(folder), model, folder), assign=True)
-    if config.tie_weights:
-        model.lm_head.weight = model.wte.weight  # assign=True gave each its own tensor: tie them again
-    return model.eval(), tokenizer
+    return folder
 
 
-def gpt_config(folder: Path) -> GPTConfig:
-    """config.json -> GPTConfig, refusing the settings this GPT does not implement."""
+def check_vocab(folder: Path, tokenizer: BPETokenizer, vocab_size: int) -> None:
+    """A tokenizer with ids past the embedding would index out of range: refuse the pair."""
+    if len(tokenizer) > vocab_size:
+        raise ConfigError(MESSAGES["vocab"].format(path=folder, n=len(tokenizer), v=vocab_size))
+
+
+def gpt_config(folder: Path) -> dict[str, Any]:
+    """config.json -> GPTConfig's fields, refusing the settings core.model.GPT does not implement."""
     file = folder / "config.json"
     if not file.is_file():
         raise ConfigError(MESSAGES["config"].format(path=folder, files=FILES))
@@ -92,7 +89,7 @@ def gpt_config(folder: Path) -> GPTConfig:
     for key, (value, allowed, why) in checks.items():
         if value not in allowed:
             raise ConfigError(MESSAGES["setting"].format(path=folder, key=key, value=value, why=why))
-    return GPTConfig(
+    return dict(
         vocab_size=hf.get("vocab_size", 50257), context_length=hf.get("n_positions", 1024), d_model=d,
         n_heads=hf.get("n_head", 12), n_layers=hf.get("n_layer", 12), variant="multi-head",
         tie_weights=hf.get("tie_word_embeddings", True),
@@ -137,13 +134,12 @@ def lab_name(hf_name: str) -> str | None:
     return name.replace(".attn.c_attn.", ".attn.qkv.").replace(".attn.c_proj.", ".attn.proj.")
 
 
-def _mapped(weights: dict[str, Tensor], model: GPT, folder: Path) -> dict[str, Tensor]:
-    """Rename, transpose Conv1D weights, check every shape; the tied head comes from wte."""
-    state = model.state_dict()
+def mapped(weights: dict[str, Tensor], state: dict[str, Tensor], tied: bool, folder: Path) -> dict[str, Tensor]:
+    """Rename, transpose Conv1D weights, check every shape against state (GPT's, on meta); a tied head is wte."""
     out: dict[str, Tensor] = {}
     for hf_name, tensor in weights.items():
         name = lab_name(hf_name)
-        if name is None or (name == "lm_head.weight" and model.config.tie_weights):
+        if name is None or (name == "lm_head.weight" and tied):
             continue  # a tied head is wte itself
         if name not in state:
             raise ConfigError(MESSAGES["unexpected"].format(path=folder, name=hf_name))
@@ -153,8 +149,8 @@ def _mapped(weights: dict[str, Tensor], model: GPT, folder: Path) -> dict[str, T
             raise ConfigError(MESSAGES["shape"].format(path=folder, name=hf_name, got=tuple(tensor.shape),
                                                        want=tuple(state[name].shape)))
         out[name] = tensor
-    if model.config.tie_weights:
-        out["lm_head.weight"] = out.get("wte.weight", state["lm_head.weight"])
+    if tied and "wte.weight" in out:
+        out["lm_head.weight"] = out["wte.weight"]
     missing = [n for n in state if n not in out]
     if missing:
         raise ConfigError(MESSAGES["missing"].format(path=folder, name=missing[0], more=len(missing) - 1))

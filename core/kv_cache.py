@@ -203,10 +203,9 @@ class CachedDecoding:
 
 
 def _overrides(module: object, method: str) -> bool:
-    """True when the module's class replaces AttentionModule's own `method`."""
-    from .attention import AttentionModule  # the class that mixes this in; imported late (it imports us)
-
-    return getattr(type(module), method) is not getattr(AttentionModule, method)
+    """True when the module's class replaces the stock `method` of AttentionModule (the class that mixes us in)."""
+    stock = next(c for c in type(module).__mro__ if CachedDecoding in c.__bases__)  # AttentionModule
+    return getattr(type(module), method) is not getattr(stock, method)
 
 
 def _span(q_pos: Tensor, k_pos: Tensor) -> int:

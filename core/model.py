@@ -27,6 +27,7 @@ from .registry import Registry, load_registry
 
 if TYPE_CHECKING:
     from .corpus import Tokenizer
+    from .gpt2 import BPETokenizer
 
 POSITIONS = ("learned", "none")
 MESSAGES = {
@@ -283,11 +284,25 @@ def tiny_config(directory: str | Path | None = None) -> GPTConfig:
     return GPTConfig(**json.loads((_tiny_root(directory) / CONFIG_FILE).read_text())["config"])
 
 
-def load_gpt2(path: str | Path) -> tuple[GPT, Any]:
-    """A Hugging Face GPT-2 checkpoint folder -> (GPT with the multi-head variant, its BPE tokenizer); offline."""
-    from .gpt2 import load_gpt2 as load  # safetensors and tokenizers are imported only here
+def load_gpt2(path: str | Path) -> tuple[GPT, BPETokenizer]:
+    """A Hugging Face GPT-2 checkpoint folder -> (GPT with the multi-head variant, in eval mode, its BPE tokenizer).
 
-    return load(path)
+    Offline: config.json, model.safetensors or pytorch_model.bin, tokenizer.json or vocab.json + merges.txt
+    (core.gpt2 reads them and maps the names); ConfigError names what is missing or unsupported.
+    """
+    from . import gpt2  # safetensors and tokenizers load only here
+
+    folder = gpt2.checkpoint_folder(path)
+    config = GPTConfig(**gpt2.gpt_config(folder))
+    tokenizer = gpt2.load_tokenizer(folder)
+    gpt2.check_vocab(folder, tokenizer, config.vocab_size)
+    with torch.device("meta"):  # shapes only: no random init to throw away, no draw from torch's RNG
+        model = GPT(config)
+    state = gpt2.mapped(gpt2.read_weights(folder), model.state_dict(), config.tie_weights, folder)
+    model.load_state_dict(state, assign=True)
+    if config.tie_weights:
+        model.lm_head.weight = model.wte.weight  # assign=True gave each its own tensor: tie them again
+    return model.eval(), tokenizer
 
 
 def load_tiny(directory: str | Path | None = None) -> tuple[GPT, Tokenizer]:

@@ -44,6 +44,8 @@ def run_decode(args: argparse.Namespace) -> int:
     Ts = tuple(sorted(set(args.T or (QUICK_T if args.quick else DECODE_T))))
     if min(Ts) < 1 or len(Ts) < 2:
         raise ValueError("--decode needs two or more T, each 1 or more")
+    if args.reps is not None and args.reps < 1:
+        raise ValueError("--reps must be 1 or more")
     steps = {"cached_steps": 3, "uncached_steps": 2} if args.quick else {}  # --reps: timed tokens per T, both paths
     steps |= {} if args.reps is None else {"cached_steps": args.reps, "uncached_steps": args.reps}
     spec = DecodeSpec(Ts=Ts, quick=args.quick, **steps)
