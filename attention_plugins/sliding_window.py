@@ -7,6 +7,7 @@ from torch import Tensor
 
 from core import AttentionModule, Option, Variant, hookimpl
 from core.banded import band_allowed, banded_attention
+from core.masks import sliding_window_mask_at
 
 
 class SlidingWindowAttention(AttentionModule):
@@ -16,6 +17,17 @@ class SlidingWindowAttention(AttentionModule):
         """The band (plus strided columns); with causal=False, the control, it reaches both ways.  (T, T)"""
         options = self.config.options
         return band_allowed(T, int(options["window"]), int(options["stride"]), self.config.causal, device)
+
+    def allowed_at(self, q_pos: Tensor, k_pos: Tensor, device: torch.device | str | None = None) -> Tensor:
+        """The band on absolute positions, for cached decoding: (Tq, Tk), never the whole square."""
+        options = self.config.options
+        return sliding_window_mask_at(q_pos, k_pos, int(options["window"]), int(options["stride"]))
+
+    def reachable(self, k_pos: Tensor, next_pos: int) -> Tensor:
+        """A rolling cache: keep the last window-1 keys and the strided columns; no later query sees the rest.  (S,)"""
+        window, stride = int(self.config.options["window"]), int(self.config.options["stride"])
+        keep = next_pos - k_pos < window  # still inside the band of the next query
+        return keep | (k_pos % stride == 0) if stride > 0 else keep
 
     def fast_attention(self, q: Tensor, k: Tensor, v: Tensor, key_padding_mask: Tensor | None = None) -> Tensor:
         """Banded kernel: memory O(T·window), no (T, T) mask; trace() keeps the dense allowed()."""

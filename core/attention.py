@@ -10,6 +10,7 @@ import torch.nn.functional as F
 from torch import Tensor, nn
 
 from .config import AttentionConfig
+from .kv_cache import CachedDecoding
 from .masks import causal_mask, combine_masks
 
 
@@ -53,8 +54,12 @@ def attend(
     return {"scores": scores, "scaled": scaled_scores, "masked": masked, "weights": weights, "context": context}
 
 
-class AttentionModule(nn.Module):
-    """One formula; a variant overrides only build_projections/project, allowed, bias, merge (or fast_attention)."""
+class AttentionModule(CachedDecoding, nn.Module):
+    """One formula; a variant overrides only build_projections/project, allowed, bias, merge (or fast_attention).
+
+    Cached decoding (forward_cached) reuses the same pieces on absolute positions: allowed_at and
+    bias_at default to allowed() and bias(), and reachable() lets a rolling cache drop old keys.
+    """
 
     def __init__(
         self,

@@ -19,8 +19,13 @@ def sliding_window_mask(
         raise ValueError(f"window={window} is too small; choose 1 or more")
     if stride < 0:
         raise ValueError(f"stride={stride} is negative; choose 0 (off) or more")
-    i = torch.arange(T, device=device)[:, None]  # (T, 1) queries
-    j = torch.arange(T, device=device)[None, :]  # (1, T) keys
+    positions = torch.arange(T, device=device)  # (T,)
+    return sliding_window_mask_at(positions, positions, window, stride)
+
+
+def sliding_window_mask_at(q_pos: Tensor, k_pos: Tensor, window: int, stride: int = 0) -> Tensor:
+    """The same band on absolute positions q_pos (Tq,) and k_pos (Tk,), as a cached decoding step needs.  (Tq, Tk)"""
+    i, j = q_pos[:, None], k_pos[None, :]  # (Tq, 1) queries, (1, Tk) keys
     gap = i - j
     allowed = (gap >= 0) & (gap < window)
     if stride > 0:

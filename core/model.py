@@ -2,6 +2,7 @@
 
 nanoGPT's shape: token + position embeddings, n_layers pre-norm blocks, a final LayerNorm and an
 output head tied to the token embedding. Only the attention layer comes from the registry.
+Decoding can keep a KV cache per layer (core.kv_cache), exact for every variant that allows one.
 """
 
 from __future__ import annotations
@@ -17,14 +18,26 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import torch
-import torch.nn.functional as F
 from torch import Tensor, nn
 
 from .config import AttentionConfig, ConfigError
+from .decode import Decoder, sample_next
+from .kv_cache import KVCache
 from .registry import Registry, load_registry
 
 if TYPE_CHECKING:
     from .corpus import Tokenizer
+    from .gpt2 import BPETokenizer
+
+POSITIONS = ("learned", "none")
+MESSAGES = {
+    "positions": "positions={value!r} is not a kind of position embedding; choose learned or none",
+    "uncacheable": "the variant {variant!r} cannot use a KV cache: {reason}; generate with use_cache=False",
+    "too_long": "input has {T} tokens but this model's context_length is {C}; shorten it to at most {C} tokens",
+    "cache_full": "the cache holds {start} tokens and {T} more would pass this model's context_length {C}, "
+                  "where its learned positions end; start a new cache from the last {C} tokens",
+    "cache_layers": "the cache has {got} layers but this model has {want}; start it with model.new_cache()",
+}
 
 
 @dataclass(frozen=True)
@@ -43,12 +56,17 @@ class GPTConfig:
     tie_weights: bool = True
     causal: bool = True  # False only for the mask experiment: every token sees the future
     scaled: bool = True  # False only for the sqrt(d) experiment
+    # "learned": GPT-2's position embedding (wpe), so at most context_length tokens at once.
+    # "none": no wpe; order comes from the mask or a bias (ALiBi), and any length runs.
+    positions: str = "learned"
 
     def __post_init__(self) -> None:
         for name in ("vocab_size", "context_length", "n_layers"):
             value = getattr(self, name)
             if not isinstance(value, int) or isinstance(value, bool) or value < 1:
                 raise ConfigError(f"{name}={value!r} must be a whole number, 1 or more")
+        if self.positions not in POSITIONS:
+            raise ConfigError(MESSAGES["positions"].format(value=self.positions))
         object.__setattr__(self, "options", dict(self.options))
 
     def attention(self) -> AttentionConfig:
@@ -103,8 +121,11 @@ class TransformerBlock(nn.Module):
         self.ln_2 = nn.LayerNorm(config.d_model, bias=config.bias)
         self.mlp = MLP(config)
 
-    def forward(self, x: Tensor) -> Tensor:
-        x = x + self.resid_dropout(self.attn(self.ln_1(x)))  # (B, T, d)
+    def forward(self, x: Tensor, cache: KVCache | None = None) -> Tensor:
+        """x (B, T, d) -> (B, T, d); with a cache, x is the next tokens and the cache grows by them."""
+        a = self.ln_1(x)
+        a = self.attn(a) if cache is None else self.attn.forward_cached(a, cache)  # (B, T, d)
+        x = x + self.resid_dropout(a)  # (B, T, d)
         return x + self.mlp(self.ln_2(x))  # (B, T, d)
 
     def trace(self, x: Tensor) -> tuple[Tensor, Tensor]:
@@ -121,7 +142,7 @@ class GPT(nn.Module):
         super().__init__()
         self.config = config
         self.wte = nn.Embedding(config.vocab_size, config.d_model)
-        self.wpe = nn.Embedding(config.context_length, config.d_model)
+        self.wpe = nn.Embedding(config.context_length, config.d_model) if config.positions == "learned" else None
         self.drop = nn.Dropout(config.dropout)
         self.blocks = nn.ModuleList(TransformerBlock(config, registry) for _ in range(config.n_layers))
         self.ln_f = nn.LayerNorm(config.d_model, bias=config.bias)
@@ -146,24 +167,58 @@ class GPT(nn.Module):
         """Unique parameters: a tied head counts once, position embeddings count (as published)."""
         return sum(p.numel() for p in self.parameters())
 
-    def _embed(self, idx: Tensor) -> Tensor:
+    def _embed(self, idx: Tensor, start: int = 0) -> Tensor:
+        """Token ids (B, T) at absolute positions start .. start+T-1 -> (B, T, d)."""
         if idx.dim() != 2:
             raise ValueError(f"token ids have shape {tuple(idx.shape)}; the model expects (batch, tokens)")
-        T = idx.shape[1]
-        if T > self.config.context_length:
-            raise ValueError(
-                f"input has {T} tokens but this model's context_length is {self.config.context_length}; "
-                f"shorten it to at most {self.config.context_length} tokens"
-            )
-        pos = torch.arange(T, device=idx.device)  # (T,)
+        T, C = idx.shape[1], self.config.context_length
+        if self.wpe is None:
+            return self.drop(self.wte(idx))  # (B, T, d): no positions to run out of
+        if start + T > C:
+            raise ValueError(MESSAGES["cache_full" if start else "too_long"].format(start=start, T=T, C=C))
+        pos = torch.arange(start, start + T, device=idx.device)  # (T,)
         return self.drop(self.wte(idx) + self.wpe(pos))  # (B, T, d)
 
-    def forward(self, idx: Tensor) -> Tensor:
-        """Token ids (B, T) -> next-token logits (B, T, vocab)."""
-        x = self._embed(idx)
+    def forward(
+        self, idx: Tensor, cache: list[KVCache] | None = None, return_cache: bool = False
+    ) -> Tensor | tuple[Tensor, list[KVCache]]:
+        """Token ids (B, T) -> next-token logits (B, T, vocab).
+
+        With a cache (or return_cache=True, which starts one) it returns (logits, cache): idx are
+        the tokens after the cache's, and each layer's KVCache grows by them in place:
+            logits, cache = model(prompt, return_cache=True)   # (B, T, V), n_layers KVCaches
+            logits, cache = model(next_id, cache=cache)        # next_id (B, 1) -> (B, 1, V)
+        """
+        if cache is None and not return_cache:
+            return self.lm_head(self.hidden(idx))  # (B, T, V)
+        cache = self.new_cache() if cache is None else cache
+        return self.lm_head(self.hidden(idx, cache)), cache
+
+    def hidden(self, idx: Tensor, cache: list[KVCache] | None = None) -> Tensor:
+        """The final normalised states (B, T, d) the head reads: decoding projects only the last one."""
+        if cache is None:
+            x = self._embed(idx)
+            for block in self.blocks:
+                x = block(x)  # (B, T, d)
+            return self.ln_f(x)
+        if len(cache) != len(self.blocks):
+            raise ConfigError(MESSAGES["cache_layers"].format(got=len(cache), want=len(self.blocks)))
+        self.check_cacheable()
+        x = self._embed(idx, cache[0].length)
+        for block, layer_cache in zip(self.blocks, cache, strict=True):
+            x = block(x, layer_cache)  # (B, T, d)
+        return self.ln_f(x)
+
+    def new_cache(self, reserve: int = 0) -> list[KVCache]:
+        """An empty KV cache, one KVCache per layer; reserve = tokens to make room for at once."""
+        return [KVCache(reserve=reserve) for _ in self.blocks]
+
+    def check_cacheable(self) -> None:
+        """Raise ConfigError (one sentence naming the variant and why) if a KV cache would change the answer."""
         for block in self.blocks:
-            x = block(x)  # (B, T, d)
-        return self.lm_head(self.ln_f(x))  # (B, T, V)
+            reason = block.attn.cache_blocker()
+            if reason is not None:
+                raise ConfigError(MESSAGES["uncacheable"].format(variant=self.config.variant, reason=reason))
 
     @torch.no_grad()
     def trace(self, idx: Tensor) -> Tensor:
@@ -176,17 +231,24 @@ class GPT(nn.Module):
         return torch.stack(weights)
 
     @torch.no_grad()
-    def generate(self, idx: Tensor, max_new_tokens: int, temperature: float = 1.0,
-                 generator: torch.Generator | None = None) -> Tensor:
-        """Sample continuations (B, T) -> (B, T + max_new_tokens); the window slides past the context."""
+    def generate(
+        self,
+        idx: Tensor,
+        max_new_tokens: int,
+        temperature: float = 1.0,
+        top_k: int | None = None,
+        use_cache: bool = True,
+        generator: torch.Generator | None = None,
+    ) -> Tensor:
+        """Sample continuations (B, T) -> (B, T + max_new_tokens); temperature <= 0 is greedy.
+
+        use_cache=True gives the same tokens as recomputing everything each step (core.decode.Decoder
+        says how, past context_length too); a variant that cannot be cached raises ConfigError.
+        """
+        decoder = Decoder(self, idx, use_cache=use_cache, reserve=idx.shape[1] + max_new_tokens)
         for _ in range(max_new_tokens):
-            logits = self(idx[:, -self.config.context_length:])[:, -1]  # (B, V)
-            if temperature <= 0:
-                nxt = logits.argmax(-1, keepdim=True)
-            else:
-                nxt = torch.multinomial(F.softmax(logits / temperature, dim=-1), 1, generator=generator)
-            idx = torch.cat([idx, nxt], dim=1)  # (B, T+1)
-        return idx
+            decoder.push(sample_next(decoder.logits, temperature, top_k, generator))  # (B, 1)
+        return decoder.idx
 
 
 @lru_cache(maxsize=1)
@@ -220,6 +282,27 @@ def _tiny_root(directory: str | Path | None):
 def tiny_config(directory: str | Path | None = None) -> GPTConfig:
     """The shipped tiny model's GPTConfig, read without loading its weights (cheap at app start-up)."""
     return GPTConfig(**json.loads((_tiny_root(directory) / CONFIG_FILE).read_text())["config"])
+
+
+def load_gpt2(path: str | Path) -> tuple[GPT, BPETokenizer]:
+    """A Hugging Face GPT-2 checkpoint folder -> (GPT with the multi-head variant, in eval mode, its BPE tokenizer).
+
+    Offline: config.json, model.safetensors or pytorch_model.bin, tokenizer.json or vocab.json + merges.txt
+    (core.gpt2 reads them and maps the names); ConfigError names what is missing or unsupported.
+    """
+    from . import gpt2  # safetensors and tokenizers load only here
+
+    folder = gpt2.checkpoint_folder(path)
+    config = GPTConfig(**gpt2.gpt_config(folder))
+    tokenizer = gpt2.load_tokenizer(folder)
+    gpt2.check_vocab(folder, tokenizer, config.vocab_size)
+    with torch.device("meta"):  # shapes only: no random init to throw away, no draw from torch's RNG
+        model = GPT(config)
+    state = gpt2.mapped(gpt2.read_weights(folder), model.state_dict(), config.tie_weights, folder)
+    model.load_state_dict(state, assign=True)
+    if config.tie_weights:
+        model.lm_head.weight = model.wte.weight  # assign=True gave each its own tensor: tie them again
+    return model.eval(), tokenizer
 
 
 def load_tiny(directory: str | Path | None = None) -> tuple[GPT, Tokenizer]:

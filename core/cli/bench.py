@@ -15,9 +15,13 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--flex", action="store_true", help="also compiled FlexAttention (compiles for ~40 s per T)")
     parser.add_argument("--quick", action="store_true", help="small T, rows in this process: a smoke test")
     parser.add_argument("--out", default="bench-out", help="directory for bench.json and bench.png")
+    parser.add_argument("--decode", action="store_true",
+                        help="instead: time per generated token with and without the KV cache (T default 256 1024 4096)")
 
 
 def run(args: argparse.Namespace) -> int:
+    if args.decode:
+        return run_decode(args)
     from core.bench.longseq import DEFAULT_T, QUICK_T, BenchSpec, run_bench
     from core.bench.report import format_table, write_json
     from core.render.bench_plot import write_png
@@ -31,4 +35,21 @@ def run(args: argparse.Namespace) -> int:
     print(format_table(result))
     json_path, png_path = write_json(result, args.out), write_png(result, args.out)
     print(f"\nwrote {json_path} and {png_path}")
+    return 0
+
+
+def run_decode(args: argparse.Namespace) -> int:
+    from core.bench.decode import DECODE_T, QUICK_T, DecodeSpec, format_table, run_decode_bench, write_json
+
+    Ts = tuple(sorted(set(args.T or (QUICK_T if args.quick else DECODE_T))))
+    if min(Ts) < 1 or len(Ts) < 2:
+        raise ValueError("--decode needs two or more T, each 1 or more")
+    if args.reps is not None and args.reps < 1:
+        raise ValueError("--reps must be 1 or more")
+    steps = {"cached_steps": 3, "uncached_steps": 2} if args.quick else {}  # --reps: timed tokens per T, both paths
+    steps |= {} if args.reps is None else {"cached_steps": args.reps, "uncached_steps": args.reps}
+    spec = DecodeSpec(Ts=Ts, quick=args.quick, **steps)
+    result = run_decode_bench(spec, log=lambda s: print(s, file=sys.stderr, flush=True))
+    print(format_table(result))
+    print(f"\nwrote {write_json(result, args.out)}")
     return 0

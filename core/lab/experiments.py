@@ -89,7 +89,8 @@ def honest_loss(model: GPT, x: Tensor, y: Tensor) -> float:
 def sample(model: GPT, tokenizer: Tokenizer, prompt: str = "the", n: int = 20, seed: int = 0) -> str:
     """A seeded sample, generated one token at a time (the way a language model must)."""
     idx = torch.tensor([tokenizer.encode(prompt)])  # (1, T)
-    out = model.generate(idx, n, generator=torch.Generator().manual_seed(seed))
+    # recomputed each step: the mask-free model's earlier words change with every new one, so no KV cache
+    out = model.generate(idx, n, use_cache=False, generator=torch.Generator().manual_seed(seed))
     return tokenizer.decode(out[0].tolist())
 
 

@@ -1,0 +1,157 @@
+"""Real GPT-2 weights in the lab's GPT: a Hugging Face checkpoint folder read offline, names mapped one to one.
+
+GPT-2 is core.model.GPT with the multi-head variant: h.N -> blocks.N, attn.c_attn -> attn.qkv
+(q|k|v, head h in columns h*hd:(h+1)*hd, as CausalSelfAttention splits them), attn.c_proj ->
+attn.proj, the MLP and LayerNorms keep their names, GELU is the tanh one ("gelu_new"), and the
+head is tied to wte. Hugging Face stores its projections as Conv1D, (in, out): transposed here.
+safetensors and tokenizers are imported only when a checkpoint is read, so importing core.model
+stays cheap; core.model.load_gpt2 builds the GPT from what this module reads.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import torch
+from torch import Tensor
+
+from .config import ConfigError
+
+CONV1D = ("attn.c_attn.weight", "attn.c_proj.weight", "mlp.c_fc.weight", "mlp.c_proj.weight")
+BUFFERS = (".attn.bias", ".attn.masked_bias")  # old checkpoints saved the causal mask; GPT builds its own
+TANH_GELU = ("gelu_new", "gelu_pytorch_tanh")
+FILES = "config.json, model.safetensors or pytorch_model.bin, and tokenizer.json or vocab.json + merges.txt"
+MESSAGES = {
+    "folder": "{path} is not a folder; load_gpt2 reads a Hugging Face GPT-2 checkpoint folder ({files})",
+    "config": "{path} has no config.json; a GPT-2 checkpoint folder holds {files}",
+    "weights": "{path} has neither model.safetensors nor pytorch_model.bin; download the weights into it",
+    "tokenizer": "{path} has no tokenizer files; it needs tokenizer.json, or vocab.json together with merges.txt",
+    "type": "{path} holds a {kind!r} model, not GPT-2; load_gpt2 reads GPT-2 checkpoints only",
+    "setting": "{path}'s config sets {key}={value!r}, which core.model.GPT does not implement ({why})",
+    "missing": "{path}'s weights lack {name!r} (and {more} more); the checkpoint is incomplete",
+    "unexpected": "{path}'s weights have {name!r}, which GPT-2 has no place for; is it really GPT-2?",
+    "shape": "{path}'s {name!r} has shape {got} but its config.json implies {want}",
+    "vocab": "{path}'s tokenizer has {n} tokens but the model only {v}; tokenizer and weights do not match",
+}
+
+
+@dataclass(frozen=True)
+class BPETokenizer:
+    """GPT-2's byte-level BPE (a `tokenizers.Tokenizer`), with the lab's encode/decode interface."""
+
+    tokenizer: Any  # tokenizers.Tokenizer
+
+    def __len__(self) -> int:
+        return self.tokenizer.get_vocab_size()
+
+    def encode(self, text: str) -> list[int]:
+        return self.tokenizer.encode(text, add_special_tokens=False).ids
+
+    def decode(self, ids) -> str:
+        return self.tokenizer.decode(list(ids), skip_special_tokens=False)
+
+
+def checkpoint_folder(path: str | Path) -> Path:
+    """The folder, or ConfigError saying what a GPT-2 checkpoint folder holds."""
+    folder = Path(path)
+    if not folder.is_dir():
+        raise ConfigError(MESSAGES["folder"].format(path=folder, files=FILES))
+    return folder
+
+
+def check_vocab(folder: Path, tokenizer: BPETokenizer, vocab_size: int) -> None:
+    """A tokenizer with ids past the embedding would index out of range: refuse the pair."""
+    if len(tokenizer) > vocab_size:
+        raise ConfigError(MESSAGES["vocab"].format(path=folder, n=len(tokenizer), v=vocab_size))
+
+
+def gpt_config(folder: Path) -> dict[str, Any]:
+    """config.json -> GPTConfig's fields, refusing the settings core.model.GPT does not implement."""
+    file = folder / "config.json"
+    if not file.is_file():
+        raise ConfigError(MESSAGES["config"].format(path=folder, files=FILES))
+    hf = json.loads(file.read_text())
+    if hf.get("model_type", "gpt2") != "gpt2":
+        raise ConfigError(MESSAGES["type"].format(path=folder, kind=hf["model_type"]))
+    d = hf.get("n_embd", 768)
+    checks = {  # key: (its value, what GPT implements, why)
+        "activation_function": (hf.get("activation_function", "gelu_new"), TANH_GELU, "its GELU is the tanh one"),
+        "n_inner": (hf.get("n_inner"), (None, 4 * d), "its MLP is 4 x n_embd wide"),
+        "layer_norm_epsilon": (hf.get("layer_norm_epsilon", 1e-5), (1e-5,), "its LayerNorms use 1e-5"),
+        "scale_attn_weights": (hf.get("scale_attn_weights", True), (True,), "it scales scores by 1/sqrt(head_dim)"),
+        "scale_attn_by_inverse_layer_idx": (hf.get("scale_attn_by_inverse_layer_idx", False), (False,), "no per-layer scale"),
+        "reorder_and_upcast_attn": (hf.get("reorder_and_upcast_attn", False), (False,), "no upcast attention"),
+        "add_cross_attention": (hf.get("add_cross_attention", False), (False,), "a decoder has no cross-attention"),
+    }
+    for key, (value, allowed, why) in checks.items():
+        if value not in allowed:
+            raise ConfigError(MESSAGES["setting"].format(path=folder, key=key, value=value, why=why))
+    return dict(
+        vocab_size=hf.get("vocab_size", 50257), context_length=hf.get("n_positions", 1024), d_model=d,
+        n_heads=hf.get("n_head", 12), n_layers=hf.get("n_layer", 12), variant="multi-head",
+        tie_weights=hf.get("tie_word_embeddings", True),
+    )
+
+
+def read_weights(folder: Path) -> dict[str, Tensor]:
+    """The checkpoint's tensors: model.safetensors (or its shards), else pytorch_model.bin (weights_only)."""
+    single, index = folder / "model.safetensors", folder / "model.safetensors.index.json"
+    if single.is_file() or index.is_file():
+        from safetensors.torch import load_file
+
+        if single.is_file():
+            return load_file(single)
+        shards = sorted(set(json.loads(index.read_text())["weight_map"].values()))
+        return {k: v for shard in shards for k, v in load_file(folder / shard).items()}
+    bin_file = folder / "pytorch_model.bin"
+    if bin_file.is_file():
+        return torch.load(bin_file, map_location="cpu", weights_only=True)
+    raise ConfigError(MESSAGES["weights"].format(path=folder))
+
+
+def load_tokenizer(folder: Path) -> BPETokenizer:
+    """tokenizer.json if present, else vocab.json + merges.txt as GPT-2's byte-level BPE."""
+    import tokenizers
+
+    if (folder / "tokenizer.json").is_file():
+        return BPETokenizer(tokenizers.Tokenizer.from_file(str(folder / "tokenizer.json")))
+    vocab, merges = folder / "vocab.json", folder / "merges.txt"
+    if not (vocab.is_file() and merges.is_file()):
+        raise ConfigError(MESSAGES["tokenizer"].format(path=folder))
+    return BPETokenizer(tokenizers.ByteLevelBPETokenizer(str(vocab), str(merges))._tokenizer)
+
+
+def lab_name(hf_name: str) -> str | None:
+    """A Hugging Face GPT-2 parameter name -> core.model.GPT's (None for buffers GPT does not keep)."""
+    name = hf_name.removeprefix("transformer.")
+    if name.endswith(BUFFERS):
+        return None
+    if name.startswith("h."):
+        name = "blocks." + name[2:]
+    return name.replace(".attn.c_attn.", ".attn.qkv.").replace(".attn.c_proj.", ".attn.proj.")
+
+
+def mapped(weights: dict[str, Tensor], state: dict[str, Tensor], tied: bool, folder: Path) -> dict[str, Tensor]:
+    """Rename, transpose Conv1D weights, check every shape against state (GPT's, on meta); a tied head is wte."""
+    out: dict[str, Tensor] = {}
+    for hf_name, tensor in weights.items():
+        name = lab_name(hf_name)
+        if name is None or (name == "lm_head.weight" and tied):
+            continue  # a tied head is wte itself
+        if name not in state:
+            raise ConfigError(MESSAGES["unexpected"].format(path=folder, name=hf_name))
+        tensor = tensor.t() if hf_name.endswith(CONV1D) else tensor  # Conv1D (in, out) -> Linear (out, in)
+        tensor = tensor.to(torch.float32).contiguous()  # the lab computes in fp32, whatever was stored
+        if tensor.shape != state[name].shape:
+            raise ConfigError(MESSAGES["shape"].format(path=folder, name=hf_name, got=tuple(tensor.shape),
+                                                       want=tuple(state[name].shape)))
+        out[name] = tensor
+    if tied and "wte.weight" in out:
+        out["lm_head.weight"] = out["wte.weight"]
+    missing = [n for n in state if n not in out]
+    if missing:
+        raise ConfigError(MESSAGES["missing"].format(path=folder, name=missing[0], more=len(missing) - 1))
+    return out

@@ -1,0 +1,213 @@
+"""One layer's KV cache and the cached path of the formula: a new token costs one row, not the square.
+
+The cache grows in place (storage doubles when full, so appending a token copies nothing) and
+remembers each kept key's absolute position: a mask or a bias (ALiBi) needs real distances, and
+a rolling cache (the sliding window) drops keys no future query can reach, so slot != position.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import torch
+import torch.nn.functional as F
+from torch import Tensor
+
+from .config import ConfigError
+
+
+@dataclass(eq=False)
+class KVCache:
+    """Keys and values of the kept tokens, their absolute positions, and how many tokens were seen."""
+
+    k: Tensor | None = None  # (B, Hkv, capacity, hd) storage; slots [:size] hold the kept keys
+    v: Tensor | None = None  # (B, Hkv, capacity, hd)
+    slot_positions: Tensor | None = None  # (capacity,) long: absolute position of each slot's token
+    size: int = 0  # slots in use
+    length: int = 0  # tokens seen so far = the absolute position of the next token
+    reserve: int = 0  # growth stops doubling here (generate knows its final length); 0 = just double
+
+    @property
+    def keys(self) -> Tensor:
+        """The kept keys, (B, Hkv, size, hd): a view, no copy."""
+        return self.k[:, :, : self.size]
+
+    @property
+    def values(self) -> Tensor:
+        """The kept values, (B, Hkv, size, hd)."""
+        return self.v[:, :, : self.size]
+
+    @property
+    def positions(self) -> Tensor:
+        """Absolute positions of the kept keys, (size,) long, oldest first."""
+        return self.slot_positions[: self.size]
+
+    @property
+    def nbytes(self) -> int:
+        """Bytes the kept keys and values occupy (not the spare capacity)."""
+        if self.k is None:
+            return 0
+        return 2 * self.keys.numel() * self.k.element_size()
+
+    def append(self, k: Tensor, v: Tensor) -> None:
+        """Add the next tokens' keys and values, k and v (B, Hkv, Tn, hd), at positions length .. length+Tn-1."""
+        n = k.shape[2]
+        if self.k is None or self.size + n > self.k.shape[2]:
+            self._grow(k, self.size + n)
+        self.k[:, :, self.size : self.size + n] = k
+        self.v[:, :, self.size : self.size + n] = v
+        self.slot_positions[self.size : self.size + n] = torch.arange(
+            self.length, self.length + n, device=self.slot_positions.device
+        )
+        self.size += n
+        self.length += n
+
+    def keep(self, kept: Tensor | None) -> None:
+        """Drop the keys whose entry in kept (size,) bool is False; order is preserved. None keeps all."""
+        if kept is None or bool(kept.all()):
+            return
+        idx = kept.nonzero().squeeze(1)  # (n_kept,)
+        n = idx.numel()
+        self.k[:, :, :n] = self.k[:, :, idx]  # advanced indexing copies first: no overlap hazard
+        self.v[:, :, :n] = self.v[:, :, idx]
+        self.slot_positions[:n] = self.slot_positions[idx]
+        self.size = n
+
+    def _grow(self, like: Tensor, needed: int) -> None:
+        """New storage of at least `needed` slots (double the old, capped by the reserve); kept rows copied over."""
+        B, H, _, hd = like.shape
+        old = 0 if self.k is None else self.k.shape[2]
+        capacity = max(needed, min(2 * old, self.reserve) if self.reserve else 2 * old)
+        k = like.new_empty(B, H, capacity, hd)
+        v = like.new_empty(B, H, capacity, hd)
+        pos = torch.zeros(capacity, dtype=torch.long, device=like.device)
+        if self.k is not None:
+            k[:, :, : self.size] = self.keys
+            v[:, :, : self.size] = self.values
+            pos[: self.size] = self.positions
+        self.k, self.v, self.slot_positions = k, v, pos
+
+
+# Why a KV cache cannot stand in for the full recompute; each completes "<class> cannot use a KV cache: ...".
+UNCACHEABLE = {
+    "causal": "it attends to later tokens (causal=False), so every new token changes what the earlier ones computed",
+    "override": "it overrides {method}(), so the cache cannot know what it computes; "
+                "declare its cached path with allowed_at() or cached_attention()",
+    "probe": "its output with a cache differs from its full recompute by {diff:.2g} "
+             "(does project() read positions, or reachable() drop a key still in view?)",
+}
+OWN_CACHED_PATH = ("forward_cached", "cached_attention", "allowed_at")  # overriding one declares a cached path
+FORMULA = ("forward", "trace", "fast_attention")  # overriding one (alone) hides what the layer computes
+
+
+class CachedDecoding:
+    """AttentionModule's cached path: the same formula, one new row at a time, on absolute positions.
+
+    A variant overrides allowed_at/bias_at only to make them cheaper than cutting allowed()/bias(),
+    and reachable() to let the cache roll (forget keys no later query can see).
+    """
+
+    # ---- what a variant may override ----------------------------------------------------
+
+    def allowed_at(self, q_pos: Tensor, k_pos: Tensor, device: torch.device | str | None = None) -> Tensor | None:
+        """allowed() on absolute positions q_pos (Tq,), k_pos (Tk,): (Tq, Tk) bool, True = may attend; None = all."""
+        if self._uses_default_mask():
+            return k_pos[None, :] <= q_pos[:, None] if self.config.causal else None
+        allowed = self.allowed(_span(q_pos, k_pos), device)  # (n, n): the variant's own mask, cut to the pairs asked
+        return None if allowed is None else allowed[q_pos[:, None], k_pos[None, :]]
+
+    def bias_at(self, q_pos: Tensor, k_pos: Tensor, device: torch.device | str | None = None) -> Tensor | None:
+        """bias() on absolute positions: (H|1, Tq, Tk) float or None; distances stay true in a rolling cache."""
+        if not _overrides(self, "bias"):
+            return None
+        bias = self.bias(_span(q_pos, k_pos), device)  # (H|1, n, n)
+        return None if bias is None else bias[:, q_pos[:, None], k_pos[None, :]]
+
+    def reachable(self, k_pos: Tensor, next_pos: int) -> Tensor | None:
+        """Which cached keys (positions k_pos (S,)) a query at next_pos or later may still see; None = all."""
+        return None
+
+    def cached_attention(self, q: Tensor, k: Tensor, v: Tensor, q_pos: Tensor, k_pos: Tensor) -> Tensor:
+        """One cached step's kernel: q (B, H, Tq, hd) at q_pos over kept k, v (B, Hkv, S, hd) at k_pos -> (B, H, Tq, hd)."""
+        mask = self.allowed_at(q_pos, k_pos, q.device)  # (Tq, S) bool or None
+        if mask is not None and q.shape[2] == 1 and bool(mask.all()):
+            mask = None  # one new token that may see every kept key: no mask at all
+        bias = self.bias_at(q_pos, k_pos, q.device)  # (H|1, Tq, S) float or None
+        attn_mask = mask
+        if bias is not None:  # SDPA adds a float mask to the scaled scores: bias where allowed, -inf elsewhere
+            attn_mask = bias if mask is None else bias.masked_fill(~mask, float("-inf"))
+        return F.scaled_dot_product_attention(
+            q, k, v,
+            attn_mask=attn_mask,
+            dropout_p=self.config.dropout if self.training else 0.0,
+            scale=None if self.config.scaled else 1.0,
+            enable_gqa=self.n_kv_heads != self.n_heads,
+        )  # (B, H, Tq, hd)
+
+    # ---- the cached path ----------------------------------------------------------------
+
+    def forward_cached(self, x: Tensor, cache: KVCache) -> Tensor:
+        """The next Tn tokens x (B, Tn, d), after the cache's tokens -> (B, Tn, d_out); the cache grows in place.
+
+        Row for row equal to forward() on the whole sequence. The first call (empty cache) runs the
+        prompt through fast_attention exactly as forward does; later calls attend over the kept keys.
+        """
+        reason = self.cache_blocker()
+        if reason is not None:
+            raise ConfigError(f"{type(self).__name__} cannot use a KV cache: {reason}")
+        self._check_input(x, None)
+        q, k, v = self.project(x)  # (B, H, Tn, hd), (B, Hkv, Tn, hd) x2
+        start = cache.length
+        cache.append(k, v)
+        if start == 0:
+            context = self.fast_attention(q, k, v)  # (B, H, Tn, hd)
+        else:
+            q_pos = torch.arange(start, cache.length, device=x.device)  # (Tn,)
+            context = self.cached_attention(q, cache.keys, cache.values, q_pos, cache.positions)  # (B, H, Tn, hd)
+        cache.keep(self.reachable(cache.positions, cache.length))  # a rolling cache forgets what nobody can see
+        return self.merge(context)
+
+    def cache_blocker(self) -> str | None:
+        """Why a KV cache cannot reproduce this layer, as one sentence; None when it can (probed once per module)."""
+        if not self.config.causal:
+            return UNCACHEABLE["causal"]
+        if not any(_overrides(self, m) for m in OWN_CACHED_PATH):
+            for method in FORMULA:
+                if _overrides(self, method):
+                    return UNCACHEABLE["override"].format(method=method)
+        if "_cache_probe_result" not in self.__dict__:
+            self._cache_probe_result = None  # the probe itself runs the cached path
+            self._cache_probe_result = self._cache_probe()
+        return self._cache_probe_result
+
+    @torch.no_grad()
+    def _cache_probe(self) -> str | None:
+        """Trust nothing: six random tokens, whole and in cached pieces; a projection that reads positions differs."""
+        weight = next(self.parameters(), None)
+        if weight is not None and weight.is_meta:
+            return None  # built for its shapes only (model_stats): nothing is computed
+        dtype = weight.dtype if weight is not None else torch.float32
+        x = torch.randn(1, 6, self.config.d_model, generator=torch.Generator().manual_seed(0))
+        x = x.to(device=None if weight is None else weight.device, dtype=dtype)  # (1, 6, d)
+        was_training = self.training
+        try:
+            self.eval()
+            full = self(x)  # (1, 6, d_out)
+            cache = KVCache()
+            pieces = [self.forward_cached(x[:, a:b], cache) for a, b in ((0, 2), (2, 3), (3, 5), (5, 6))]
+        finally:
+            self.train(was_training)
+        diff = (torch.cat(pieces, dim=1) - full).abs().max().item()
+        tolerance = torch.finfo(dtype).eps ** 0.5 * max(1.0, full.abs().max().item())
+        return None if diff <= tolerance else UNCACHEABLE["probe"].format(diff=diff)
+
+
+def _overrides(module: object, method: str) -> bool:
+    """True when the module's class replaces the stock `method` of AttentionModule (the class that mixes us in)."""
+    stock = next(c for c in type(module).__mro__ if CachedDecoding in c.__bases__)  # AttentionModule
+    return getattr(type(module), method) is not getattr(stock, method)
+
+
+def _span(q_pos: Tensor, k_pos: Tensor) -> int:
+    """How many positions a square allowed()/bias() must cover to hold every (query, key) pair asked."""
+    return int(max(q_pos.max(), k_pos.max() if k_pos.numel() else 0)) + 1
