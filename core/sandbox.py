@@ -173,3 +173,35 @@ def _portable(exc: BaseException, seconds: float) -> BaseException:
             pass
     first = (str(exc).strip().splitlines() or [""])[0][:200]
     return SandboxError(f"raised {type(exc).__name__}" + (f": {first}" if first else ""), "error", at)
+
+
+def forked_call(fn: Callable[..., Any], *args: Any, label: str = "", timeout: float | None = None,
+                memory_mb: int | None = None, threads: int = 1) -> Any:
+    """call(), for arguments that do not pickle (a lambda, a class defined inside a function).
+
+    The child is forked from this process, so it inherits them; the answer must still pickle.
+    Same time limit, memory cap and one-sentence SandboxError as call().
+    """
+    label = label or getattr(fn, "__name__", "worker")
+    ctx = multiprocessing.get_context("fork")
+    receive, send = ctx.Pipe(duplex=False)
+    child = ctx.Process(target=_work, args=(send, _once, (fn, args), memory_mb, 0, threads), daemon=True,
+                        name=f"lab-{label}"[:60])
+    child.start()
+    send.close()
+    try:
+        if timeout is not None and not receive.poll(timeout):
+            raise SandboxError(f"{label} did not answer within {timeout:g} s", "timeout")
+        try:
+            kind, payload = receive.recv()
+        except EOFError:
+            child.join(timeout=10)
+            raise SandboxError(f"{label} stopped its process (exit code {child.exitcode})", "died") from None
+        if kind == "error":
+            raise payload
+        return payload
+    finally:
+        if child.is_alive():
+            child.kill()
+        child.join(timeout=10)
+        receive.close()
