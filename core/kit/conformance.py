@@ -23,6 +23,7 @@ from .guard import CheckFailed
 TIMEOUT = 20.0  # seconds one check may take; the slowest takes under 2 s on a busy 2-core machine
 MEMORY_MB = 2048  # how much more memory one check's process may take
 WORKERS = 2  # checks run at once: one per core of the machine the lab targets
+CANARY = "every setting the app offers"  # the first check that runs the plugin's forward and trace
 
 
 @dataclass(frozen=True)
@@ -89,6 +90,12 @@ def check_variant(
         report.add("build", *runner("build"), record=False)
     if not report.built:
         report.skipped.update({c: "the default config does not build" for c in rest})
+        return report.result(name)
+    if rest and rest[0] == CANARY:  # alone first: a plugin that hangs costs one time limit, not one per worker
+        report.add(CANARY, *runner(CANARY))
+        rest = rest[1:]
+    if report.stopped:
+        report.skipped.update({c: report.stopped for c in rest})
         return report.result(name)
     rest = [c for c in rest if c not in NORMALISED_ONLY or getattr(variant, "normalised", True)]
     report.skipped.update({c: "the variant declares normalised=False" for c in wanted if c in NORMALISED_ONLY
