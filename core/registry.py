@@ -14,6 +14,7 @@ import pluggy
 
 from . import hookspecs
 from .config import AttentionConfig, ConfigError, option_problem
+from .origin import where
 from .variant import Variant, construct, display_problem, name_problem, one_line
 
 if TYPE_CHECKING:
@@ -262,7 +263,6 @@ def _malformed(variant: Variant) -> str | None:
 
 def _at(exc: BaseException) -> str:
     """' at file.py:12': the plugin's own line that raised, when the traceback shows one."""
-    from .sandbox import where
 
     at = where(exc)
     return f" at {at}" if at else ""

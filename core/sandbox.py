@@ -13,18 +13,17 @@ import os
 import sys
 import threading
 import time
-import traceback
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
 from types import SimpleNamespace
 from typing import Any
 
+from .origin import where  # noqa: F401 - where(exc) is part of this module's interface
+
 PRELOAD = ["torch", "core.model"]  # imported once by the forkserver (the lab's layers import the rest cheaply)
 _lock = threading.Lock()
 _context = None
-_CORE = str(Path(__file__).resolve().parent)
-_STDLIB = str(Path(threading.__file__).resolve().parent)
 
 
 class SandboxError(RuntimeError):
@@ -92,19 +91,6 @@ def call(fn: Callable[..., Any], *args: Any, label: str = "", timeout: float | N
     label = label or getattr(fn, "__name__", "worker")
     (result,) = stream(_once, fn, args, label=label, timeout=timeout, memory_mb=memory_mb, nice=nice, threads=threads)
     return result
-
-
-def where(exc: BaseException) -> str:
-    """file:line of the innermost frame that is not the lab's, the standard library's or torch's: the plugin's line."""
-    frames = [f for f in traceback.extract_tb(exc.__traceback__) if _foreign(f.filename)]
-    return f"{Path(frames[-1].filename).name}:{frames[-1].lineno}" if frames else ""
-
-
-def _foreign(filename: str) -> bool:
-    path = str(Path(filename).resolve()) if filename.startswith("/") else filename
-    if path.startswith(_CORE) or "/site-packages/torch/" in path or "/site-packages/pluggy/" in path:
-        return False
-    return not (path.startswith(_STDLIB) and "/site-packages/" not in path)
 
 
 def _once(fn: Callable[..., Any], args: tuple) -> Iterator[Any]:

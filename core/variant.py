@@ -8,6 +8,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
 from .config import AttentionConfig, ConfigError, FrozenOptions, Option
+from .origin import where
 
 if TYPE_CHECKING:
     from .attention import AttentionModule
@@ -102,7 +103,6 @@ class BuildFailed(ConfigError):
 
 def origin(variant: Variant | None, exc: BaseException | None = None) -> str:
     """' (plugin p, at file.py:12)': which plugin, and the line of its own code that raised, when known."""
-    from .sandbox import where
 
     parts = [f"plugin {variant.plugin}"] if variant is not None and variant.plugin else []
     at = where(exc) if exc is not None else ""

@@ -387,7 +387,7 @@ def run_check(check: str, variant: Variant, base: AttentionConfig, seed: int = 0
     except CheckFailed as exc:
         return Outcome("fail", exc.message, exc.case)
     except BaseException as exc:  # noqa: BLE001 - SystemExit, KeyboardInterrupt: still one sentence
-        from ..sandbox import where
+        from ..origin import where
         from ..variant import one_line
 
         at = where(exc)

@@ -12,7 +12,7 @@ import torch
 from torch import Tensor
 
 from ..attention import AttentionModule, AttentionTrace
-from ..sandbox import where
+from ..origin import where
 from ..variant import one_line
 
 _equal = torch.equal  # bound now, before any plugin code runs in this process
