@@ -6,6 +6,7 @@ BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 DEV_STAMP := $(VENV)/.installed-dev
 ALIBI_STAMP := $(VENV)/.installed-alibi
+LINEAR_STAMP := $(VENV)/.installed-linear
 export GRADIO_ANALYTICS_ENABLED := False
 export HF_HUB_OFFLINE := 1
 
@@ -26,6 +27,10 @@ $(DEV_STAMP): $(STAMP) requirements-dev.txt
 
 $(ALIBI_STAMP): $(STAMP) examples/alibi_plugin/pyproject.toml
 	$(BIN)/pip install -q --no-deps -e examples/alibi_plugin
+	touch $@
+
+$(LINEAR_STAMP): $(STAMP) examples/linear_plugin/pyproject.toml
+	$(BIN)/pip install -q --no-deps -e examples/linear_plugin
 	touch $@
 
 install: $(STAMP)
@@ -50,7 +55,7 @@ cjk-font:
 	@fc-list 2>/dev/null | grep -qi "wqy\|cjk" || $(call APT_INSTALL,fonts-wqy-microhei) || \
 	  echo "No CJK font: Chinese tokens are labelled U+XXXX (apt-get install -y fonts-wqy-microhei)"
 
-test: $(DEV_STAMP) $(ALIBI_STAMP) browser cjk-font
+test: $(DEV_STAMP) $(ALIBI_STAMP) $(LINEAR_STAMP) browser cjk-font
 	$(BIN)/ruff check .
 	$(BIN)/python -m pytest -q
 

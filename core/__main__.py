@@ -1,5 +1,5 @@
 """`python -m core` is the `attention-lab` command."""
 
-from .cli import main
+from .cli import console
 
-raise SystemExit(main())
+console()

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
 from dataclasses import dataclass
 
 import torch
@@ -13,21 +14,30 @@ from .config import AttentionConfig
 from .kv_cache import CachedDecoding
 from .masks import causal_mask, combine_masks
 
+NEG_INF = float("-inf")
+
 
 @dataclass
 class AttentionTrace:
-    """Every stage of one pass, so a student can look at each (B, H, T, ·) tensor."""
+    """Every stage of one pass, so a student can look at each (B, H, T, ·) tensor.
 
-    q: Tensor  # (B, H, T, hd)
-    k: Tensor  # (B, Hkv, T, hd)
-    v: Tensor  # (B, Hkv, T, hd)
-    scores: Tensor  # (B, H, T, T)   q @ k^T
-    scaled: Tensor  # (B, H, T, T)   scores / sqrt(hd), or scores when unscaled
-    mask: Tensor  # (B|1, 1, T, T) bool, True = may attend
-    masked: Tensor  # (B, H, T, T)   -inf where the mask is False
-    weights: Tensor  # (B, H, T, T)  softmax over keys; padding query rows are 0
+    B batch, H query heads, Hkv key/value heads (Hkv divides H), T tokens, hd head width.
+    Invariants the conformance kit checks: `masked` equals `scaled` where `mask` is True and holds
+    the module's `fill` (-inf by default) where it is False; `weights` is zero where `mask` is False
+    and on padding query rows; `context == weights @ v` (K/V head h // (H / Hkv) for query head h);
+    `output` is what `forward` returns for the same input.
+    """
+
+    q: Tensor  # (B, H, T, hd)    queries, as project() made them (after any rotation, e.g. RoPE)
+    k: Tensor  # (B, Hkv, T, hd)  keys
+    v: Tensor  # (B, Hkv, T, hd)  values
+    scores: Tensor  # (B, H, T, T)   score(q, k): q @ k^T by default
+    scaled: Tensor  # (B, H, T, T)   scores / sqrt(hd) (scores when config.scaled is False), plus bias()
+    mask: Tensor  # (B|1, 1, T, T)   bool, True = may attend: allowed(T) joined with padding keys and queries
+    masked: Tensor  # (B, H, T, T)   scaled where the mask allows, `fill` (-inf) where it does not
+    weights: Tensor  # (B, H, T, T)  normalise(masked): softmax over keys by default; padding query rows are 0
     context: Tensor  # (B, H, T, hd) weights @ v
-    output: Tensor  # (B, T, d_out) merged heads after the output projection
+    output: Tensor  # (B, T, d_model) merge(context): heads merged, then the output projection
 
 
 def attend(
@@ -39,27 +49,40 @@ def attend(
     dropout: float = 0.0,
     training: bool = False,
     bias: Tensor | None = None,
+    *,
+    score: Callable[[Tensor, Tensor], Tensor] | None = None,
+    normalise: Callable[[Tensor], Tensor] | None = None,
+    fill: float = NEG_INF,
 ) -> dict[str, Tensor]:
-    """The formula written out stage by stage; works on (T, hd) or (B, H, T, hd) inputs."""
+    """The formula written out stage by stage; works on (T, hd) or (B, H, T, hd) inputs.
+
+    score(q, k) and normalise(masked) default to q @ k^T and a softmax over keys; forbidden
+    positions of `masked` hold `fill`.
+    """
     if q.dim() == 4 and k.shape[1] != q.shape[1]:
-        group = q.shape[1] // k.shape[1]  # query head h reads K/V head h // group
-        k, v = k.repeat_interleave(group, dim=1), v.repeat_interleave(group, dim=1)
-    scores = q @ k.transpose(-2, -1)  # (..., T, T)
+        k, v = repeat_kv(k, q.shape[1]), repeat_kv(v, q.shape[1])  # (B, H, T, hd)
+    scores = q @ k.transpose(-2, -1) if score is None else score(q, k)  # (..., T, T)
     scaled_scores = scores / math.sqrt(q.shape[-1]) if scaled else scores
     scaled_scores = scaled_scores if bias is None else scaled_scores + bias  # (..., T, T) e.g. ALiBi
-    masked = scaled_scores if mask is None else scaled_scores.masked_fill(~mask, float("-inf"))
-    weights = torch.softmax(masked, dim=-1)  # over keys: each query row sums to 1
+    masked = scaled_scores if mask is None else scaled_scores.masked_fill(~mask, fill)
+    weights = torch.softmax(masked, dim=-1) if normalise is None else normalise(masked)  # (..., T, T)
+    weights = weights if mask is None else weights.masked_fill(~mask, 0.0)  # nothing where the mask says no
     weights = F.dropout(weights, p=dropout, training=training) if dropout else weights
     context = weights @ v  # (..., T, hd)
     return {"scores": scores, "scaled": scaled_scores, "masked": masked, "weights": weights, "context": context}
 
 
 class AttentionModule(CachedDecoding, nn.Module):
-    """One formula; a variant overrides only build_projections/project, allowed, bias, merge (or fast_attention).
+    """One formula; a variant overrides only the pieces that differ (see docs/plugins.md).
 
-    Cached decoding (forward_cached) reuses the same pieces on absolute positions: allowed_at and
-    bias_at default to allowed() and bias(), and reachable() lets a rolling cache drop old keys.
+    Projections and mask: build_projections, project, allowed, bias, merge. The formula itself:
+    score, fill, normalise. The forward kernel alone: fast_attention. Override any of them and
+    forward and trace both follow. Cached decoding (forward_cached) reuses the same pieces on
+    absolute positions: allowed_at and bias_at default to allowed() and bias(), and reachable()
+    lets a rolling cache drop old keys.
     """
+
+    fill: float = NEG_INF  # what `masked` holds where the mask says no; softmax turns -inf into weight 0
 
     def __init__(
         self,
@@ -76,7 +99,7 @@ class AttentionModule(CachedDecoding, nn.Module):
         self.head_dim = head_dim or config.d_model // self.n_heads
         self.build_projections()
 
-    # ---- what a variant may override -------------------------------------------------
+    # ---- projections and mask: what most variants override ----------------------------
 
     def build_projections(self) -> None:
         """Default layout: one fused q|k|v projection and an output projection."""
@@ -102,31 +125,50 @@ class AttentionModule(CachedDecoding, nn.Module):
         """context (B, H, T, hd) -> (B, T, d_model): concatenate heads, then project."""
         return self.proj(merge_heads(context))
 
-    # ---- the formula -----------------------------------------------------------------
+    # ---- the formula: what a different kind of attention overrides ---------------------
+
+    def score(self, q: Tensor, k: Tensor) -> Tensor:
+        """q (B, H, T, hd), k (B, H, T, hd) (K/V heads already repeated per group) -> scores (B, H, T, T)."""
+        return q @ k.transpose(-2, -1)
+
+    def normalise(self, masked: Tensor) -> Tensor:
+        """masked (B, H, T, T) -> weights (B, H, T, T): a softmax over keys, so each row sums to 1."""
+        return torch.softmax(masked, dim=-1)
+
+    # ---- the two paths ---------------------------------------------------------------
 
     def forward(self, x: Tensor, key_padding_mask: Tensor | None = None) -> Tensor:
-        """Fast path through F.scaled_dot_product_attention; x (B, T, d) -> (B, T, d_out)."""
+        """Fast path; x (B, T, d) -> (B, T, d_model). Padding query rows come out zero."""
         self._check_input(x, key_padding_mask)
         q, k, v = self.project(x)  # (B, H, T, hd), (B, Hkv, T, hd) x2
         context = self.fast_attention(q, k, v, key_padding_mask)  # (B, H, T, hd)
-        return self._zero_padding(self.merge(context), key_padding_mask)
+        return zero_padding(self.merge(context), key_padding_mask)
 
     def fast_attention(self, q: Tensor, k: Tensor, v: Tensor, key_padding_mask: Tensor | None = None) -> Tensor:
-        """The forward kernel, q (B, H, T, hd) -> context (B, H, T, hd).
+        """The forward kernel: q (B, H, T, hd), k and v (B, Hkv, T, hd), key_padding_mask (B, T) or None
+        -> context (B, H, T, hd); padding query rows may hold anything (forward zeroes them after merge).
 
-        A variant whose mask has structure (a band) overrides this, never forward, so input
-        checks, projections, merge and padding stay shared.
+        With the stock score/fill/normalise this is F.scaled_dot_product_attention; a variant that
+        changes the formula gets the explicit one here too. Override it (never forward) for a faster
+        kernel; the kit checks it against trace().
         """
         T = q.shape[2]
         bias = self.bias(T, q.device)  # (H|1, T, T) float or None
+        if not self._uses_default_formula():
+            mask = self.attention_mask(T, key_padding_mask, q.device)
+            mask = None if mask is None else no_empty_rows(mask, key_padding_mask)
+            stages = attend(q, k, v, mask=mask, scaled=self.config.scaled, dropout=self.config.dropout,
+                            training=self.training, bias=bias, score=self.score, normalise=self.normalise,
+                            fill=self.fill)
+            return stages["context"]  # (B, H, T, hd)
         # plain causal attention lets SDPA build the triangle itself (no (T, T) mask in memory)
         plain_causal = (
             key_padding_mask is None and self.config.causal and self._uses_default_mask() and bias is None
         )
-        mask = None if plain_causal else self._mask(T, key_padding_mask, q.device)
-        attn_mask = None if mask is None else self._no_empty_rows(mask, key_padding_mask)
+        mask = None if plain_causal else self.attention_mask(T, key_padding_mask, q.device)
+        attn_mask = None if mask is None else no_empty_rows(mask, key_padding_mask)
         if bias is not None:  # SDPA adds a float mask to the scaled scores: bias where allowed, -inf elsewhere
-            attn_mask = bias if attn_mask is None else bias.masked_fill(~attn_mask, float("-inf"))
+            attn_mask = bias if attn_mask is None else bias.masked_fill(~attn_mask, NEG_INF)
         return F.scaled_dot_product_attention(
             q, k, v,
             attn_mask=attn_mask,
@@ -141,24 +183,36 @@ class AttentionModule(CachedDecoding, nn.Module):
         self._check_input(x, key_padding_mask)
         B, T, _ = x.shape
         q, k, v = self.project(x)
-        mask = self._mask(T, key_padding_mask, x.device)
+        mask = self.attention_mask(T, key_padding_mask, x.device)
         if mask is None:
             mask = torch.ones(1, 1, T, T, dtype=torch.bool, device=x.device)
         stages = attend(
             q, k, v,
-            mask=self._no_empty_rows(mask, key_padding_mask),
+            mask=no_empty_rows(mask, key_padding_mask),
             scaled=self.config.scaled,
             dropout=self.config.dropout,
             training=self.training,
             bias=self.bias(T, x.device),
+            score=self.score,
+            normalise=self.normalise,
+            fill=self.fill,
         )
         if key_padding_mask is not None:  # padding queries: computed, then zeroed
             query_real = key_padding_mask[:, None, :, None]  # (B, 1, T, 1)
             mask = mask & query_real
             stages["weights"] = stages["weights"] * query_real
             stages["context"] = stages["context"] * query_real
-        output = self._zero_padding(self.merge(stages["context"]), key_padding_mask)
+        output = zero_padding(self.merge(stages["context"]), key_padding_mask)
         return AttentionTrace(q=q, k=k, v=v, mask=mask, output=output, **stages)
+
+    def attention_mask(
+        self, T: int, key_padding_mask: Tensor | None = None, device: torch.device | str | None = None
+    ) -> Tensor | None:
+        """allowed(T) joined with padding keys: (B|1, 1, T, T) bool, True = may attend; None when every key is visible."""
+        allowed = self.allowed(T, device)
+        if key_padding_mask is not None:
+            return combine_masks(allowed, key_padding_mask)  # (B, 1, T, T)
+        return None if allowed is None else allowed[None, None]  # (1, 1, T, T)
 
     # ---- helpers ---------------------------------------------------------------------
 
@@ -166,25 +220,21 @@ class AttentionModule(CachedDecoding, nn.Module):
         """True when allowed() is the stock causal/full mask, so SDPA's is_causal can stand in."""
         return type(self).allowed is AttentionModule.allowed
 
-    def _mask(self, T: int, key_padding_mask: Tensor | None, device: torch.device) -> Tensor | None:
-        """allowed(T) joined with padding: (B|1, 1, T, T), or None when every key is visible."""
-        allowed = self.allowed(T, device)
-        if key_padding_mask is not None:
-            return combine_masks(allowed, key_padding_mask)  # (B, 1, T, T)
-        return None if allowed is None else allowed[None, None]  # (1, 1, T, T)
+    def _uses_default_formula(self) -> bool:
+        """True when score, fill and normalise are the stock softmax formula, so SDPA computes it."""
+        cls = type(self)
+        return (cls.score is AttentionModule.score and cls.normalise is AttentionModule.normalise
+                and self.fill == NEG_INF)
+
+    _mask = attention_mask  # the old private names, kept for code written against them
 
     @staticmethod
     def _no_empty_rows(mask: Tensor, key_padding_mask: Tensor | None) -> Tensor:
-        """Padding query rows may see everything (then get zeroed), so softmax never meets a row of -inf."""
-        if key_padding_mask is None:
-            return mask
-        return mask | ~key_padding_mask[:, None, :, None]  # (B, 1, T, T)
+        return no_empty_rows(mask, key_padding_mask)
 
     @staticmethod
     def _zero_padding(out: Tensor, key_padding_mask: Tensor | None) -> Tensor:
-        if key_padding_mask is None:
-            return out
-        return out * key_padding_mask[..., None]  # (B, T, d) zero rows for padding queries
+        return zero_padding(out, key_padding_mask)
 
     def _check_input(self, x: Tensor, key_padding_mask: Tensor | None) -> None:
         if x.dim() != 3 or x.shape[-1] != self.config.d_model:
@@ -196,6 +246,29 @@ class AttentionModule(CachedDecoding, nn.Module):
                 raise ValueError(
                     f"key_padding_mask must be a bool tensor of shape {tuple(x.shape[:2])} with True = real token"
                 )
+
+
+def no_empty_rows(mask: Tensor, key_padding_mask: Tensor | None) -> Tensor:
+    """Let padding query rows see every key (they are zeroed afterwards), so no row of the mask is all False.
+
+    mask (B|1, 1, T, T) bool, key_padding_mask (B, T) True = real token -> (B|1, 1, T, T). A softmax over a
+    row of -inf is NaN; this is how the lab keeps padding rows finite.
+    """
+    if key_padding_mask is None:
+        return mask
+    return mask | ~key_padding_mask[:, None, :, None]  # (B, 1, T, T)
+
+
+def zero_padding(out: Tensor, key_padding_mask: Tensor | None) -> Tensor:
+    """Zero the rows of padding queries: out (B, T, d), key_padding_mask (B, T) True = real token."""
+    if key_padding_mask is None:
+        return out
+    return out * key_padding_mask[..., None]  # (B, T, d)
+
+
+def repeat_kv(t: Tensor, n_heads: int) -> Tensor:
+    """(B, Hkv, T, hd) -> (B, n_heads, T, hd): K/V head g serves query heads g*group .. (g+1)*group-1."""
+    return t if t.shape[1] == n_heads else t.repeat_interleave(n_heads // t.shape[1], dim=1)
 
 
 def split_heads(t: Tensor, n_heads: int) -> Tensor:

@@ -14,7 +14,8 @@ import pluggy
 
 from . import hookspecs
 from .config import AttentionConfig, ConfigError, option_problem
-from .variant import Variant, construct, one_line
+from .origin import where
+from .variant import Variant, construct, display_problem, name_problem, one_line
 
 if TYPE_CHECKING:
     from .attention import AttentionModule
@@ -27,6 +28,12 @@ BUILTINS = (
 )
 ALLOWLIST_ENV = "ATTENTION_LAB_PLUGINS"  # comma-separated entry-point names; "" = none
 STRICT_ENV = "ATTENTION_LAB_STRICT"  # "1": re-raise plugin failures (plugin development, CI)
+STRICT_NOTE = f"({STRICT_ENV}=1 re-raises)"  # ends the note on an exception re-raised in strict mode
+ENTRY_POINT_HINT = (
+    f"plugins are found through the entry-point group '{hookspecs.PROJECT}': add a line such as "
+    f"`my-plugin = \"my_module\"` under [project.entry-points.{hookspecs.PROJECT}] in the plugin's "
+    f"pyproject.toml and reinstall it with `attention-lab install -e PATH`"
+)
 
 
 @dataclass(frozen=True)
@@ -75,11 +82,35 @@ class Registry:
             guess = difflib.get_close_matches(name, list(self.variants), n=1) if isinstance(name, str) else []
             known = f"did you mean {guess[0]!r}? (all: {known})" if guess else f"choose one of: {known}"
             failed = f" ({len(self.errors)} plugin(s) failed to load: see `attention-lab plugins`)" if self.errors else ""
-            raise ConfigError(f"variant={name!r} is not registered; {known}{failed}") from None
+            raise ConfigError(f"variant={str(name)[:60]!r} is not registered; {known}{failed}; {ENTRY_POINT_HINT}") from None
 
     def build(self, name: str, config: AttentionConfig | None = None) -> AttentionModule:
         """Validate config for the variant and build its module; plugin crashes become one sentence."""
         return construct(self.get(name), config)
+
+    def reload(self, entry_points: bool = True) -> Registry:
+        """Load the plugins again (newly installed ones included) and take their place, for a running app.
+
+        The three tables are swapped whole, so a request reading the old ones finishes with them.
+        """
+        refresh_installed()
+        fresh = load_registry(entry_points=entry_points)
+        self.variants, self.errors, self.plugins = fresh.variants, fresh.errors, fresh.plugins
+        return self
+
+
+def refresh_installed(site_dirs: Iterable[str] | None = None) -> None:
+    """Make packages installed since this process started importable: read new .pth files, drop stale caches.
+
+    `pip install -e` adds a .pth file that Python reads only at start-up; site.addsitedir reads it now.
+    """
+    import site
+
+    dirs = list(site_dirs) if site_dirs is not None else [*site.getsitepackages(), site.getusersitepackages()]
+    for folder in dirs:
+        if os.path.isdir(folder):
+            site.addsitedir(folder)
+    importlib.invalidate_caches()
 
 
 def _one_line(exc: BaseException) -> str:
@@ -87,7 +118,8 @@ def _one_line(exc: BaseException) -> str:
     return one_line(exc, all_lines=isinstance(exc, pluggy.PluginValidationError))
 
 
-def _strict() -> bool:
+def strict() -> bool:
+    """ATTENTION_LAB_STRICT is set: a plugin's failure is raised, not recorded (plugin development, CI)."""
     return os.environ.get(STRICT_ENV, "") not in ("", "0")
 
 
@@ -168,7 +200,7 @@ def _add_plugin(pm: pluggy.PluginManager, registry: Registry, name: str, load: A
     try:
         plugin = load()
     except (Exception, SystemExit) as exc:  # SystemExit too: an import that calls exit() must not end the lab
-        return _fail(registry, name, "import", f"could not be imported: {_one_line(exc)}", exc, dist=dist)
+        return _fail(registry, name, "import", f"could not be imported: {_one_line(exc)}{_at(exc)}", exc, dist=dist)
     try:
         pm.register(plugin, name=name)
     except Exception as exc:
@@ -206,7 +238,7 @@ def _collect(registry: Registry, impl: Any) -> None:
     try:
         impl.function(*[{"register": offered.append}[a] for a in impl.argnames])
     except (Exception, SystemExit) as exc:
-        _fail(registry, name, "hook", f"register_attention_variants raised {_one_line(exc)}", exc, dist=dist)
+        _fail(registry, name, "hook", f"register_attention_variants raised {_one_line(exc)}{_at(exc)}", exc, dist=dist)
         return
     for variant in offered:
         if not isinstance(variant, Variant):
@@ -221,10 +253,24 @@ def _collect(registry: Registry, impl: Any) -> None:
 
 
 def _malformed(variant: Variant) -> str | None:
-    """Why the app could not show this variant (bad words or options), or None when it can."""
+    """Why the app could not show this variant (name, words, options, declarations), or None when it can."""
+    if problem := name_problem(variant.name):
+        return f"has a {problem}"
     if not isinstance(variant.title, str) or not isinstance(variant.summary, str):
         return "needs a title and a summary as text"
-    return option_problem(variant.options)
+    return option_problem(variant.options) or display_problem(variant)
+
+
+def _at(exc: BaseException) -> str:
+    """' at file.py:12': the plugin's own line that raised, when the traceback shows one."""
+
+    at = where(exc)
+    return f" at {at}" if at else ""
+
+
+def reraised(exc: BaseException) -> bool:
+    """True for a plugin's exception re-raised in strict mode: the CLI lets it through with its traceback."""
+    return any(str(note).endswith(STRICT_NOTE) for note in getattr(exc, "__notes__", ()))
 
 
 def _fail(
@@ -232,10 +278,10 @@ def _fail(
 ) -> bool:
     """Record the failure; in strict mode re-raise it (the original exception, when there is one)."""
     error = PluginError(name, stage, reason, dist)
-    if _strict():
+    if strict():
         if exc is None:
             raise ConfigError(f"plugin {error}")
-        exc.add_note(f"attention-lab: plugin {error} ({STRICT_ENV}=1 re-raises)")
+        exc.add_note(f"attention-lab: plugin {error} {STRICT_NOTE}")
         raise exc
     registry.errors.append(error)
     return False

@@ -13,18 +13,17 @@ import os
 import sys
 import threading
 import time
-import traceback
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
 from types import SimpleNamespace
 from typing import Any
 
+from .origin import where  # noqa: F401 - where(exc) is part of this module's interface
+
 PRELOAD = ["torch", "core.model"]  # imported once by the forkserver (the lab's layers import the rest cheaply)
 _lock = threading.Lock()
 _context = None
-_CORE = str(Path(__file__).resolve().parent)
-_STDLIB = str(Path(threading.__file__).resolve().parent)
 
 
 class SandboxError(RuntimeError):
@@ -94,19 +93,6 @@ def call(fn: Callable[..., Any], *args: Any, label: str = "", timeout: float | N
     return result
 
 
-def where(exc: BaseException) -> str:
-    """file:line of the innermost frame that is not the lab's, the standard library's or torch's: the plugin's line."""
-    frames = [f for f in traceback.extract_tb(exc.__traceback__) if _foreign(f.filename)]
-    return f"{Path(frames[-1].filename).name}:{frames[-1].lineno}" if frames else ""
-
-
-def _foreign(filename: str) -> bool:
-    path = str(Path(filename).resolve()) if filename.startswith("/") else filename
-    if path.startswith(_CORE) or "/site-packages/torch/" in path or "/site-packages/pluggy/" in path:
-        return False
-    return not (path.startswith(_STDLIB) and "/site-packages/" not in path)
-
-
 def _once(fn: Callable[..., Any], args: tuple) -> Iterator[Any]:
     yield fn(*args)
 
@@ -173,3 +159,35 @@ def _portable(exc: BaseException, seconds: float) -> BaseException:
             pass
     first = (str(exc).strip().splitlines() or [""])[0][:200]
     return SandboxError(f"raised {type(exc).__name__}" + (f": {first}" if first else ""), "error", at)
+
+
+def forked_call(fn: Callable[..., Any], *args: Any, label: str = "", timeout: float | None = None,
+                memory_mb: int | None = None, threads: int = 1) -> Any:
+    """call(), for arguments that do not pickle (a lambda, a class defined inside a function).
+
+    The child is forked from this process, so it inherits them; the answer must still pickle.
+    Same time limit, memory cap and one-sentence SandboxError as call().
+    """
+    label = label or getattr(fn, "__name__", "worker")
+    ctx = multiprocessing.get_context("fork")
+    receive, send = ctx.Pipe(duplex=False)
+    child = ctx.Process(target=_work, args=(send, _once, (fn, args), memory_mb, 0, threads), daemon=True,
+                        name=f"lab-{label}"[:60])
+    child.start()
+    send.close()
+    try:
+        if timeout is not None and not receive.poll(timeout):
+            raise SandboxError(f"{label} did not answer within {timeout:g} s", "timeout")
+        try:
+            kind, payload = receive.recv()
+        except EOFError:
+            child.join(timeout=10)
+            raise SandboxError(f"{label} stopped its process (exit code {child.exitcode})", "died") from None
+        if kind == "error":
+            raise payload
+        return payload
+    finally:
+        if child.is_alive():
+            child.kill()
+        child.join(timeout=10)
+        receive.close()

@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable
-from dataclasses import dataclass
+import re
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
-from .config import AttentionConfig, ConfigError, Option
+from .config import AttentionConfig, ConfigError, FrozenOptions, Option
+from .origin import where
 
 if TYPE_CHECKING:
     from .attention import AttentionModule
@@ -24,6 +26,10 @@ class Variant:
     notes: str = ""
     uses_heads: bool = True  # False: n_heads is ignored (the app disables its control)
     plugin: str = ""  # filled in by the registry: which plugin registered it
+    uses_scaling: bool = True  # False: config.scaled changes nothing (the app disables the √d control)
+    normalised: bool = True  # False: weights are not a distribution over keys (rows need not sum to 1)
+    stage_names: Mapping[str, str] = field(default_factory=dict)  # trace field -> name Step through shows
+    formulas: Mapping[str, str] = field(default_factory=dict)  # trace field -> formula line, with {placeholders}
 
     def __post_init__(self) -> None:
         if not isinstance(self.name, str) or not self.name.strip():
@@ -31,10 +37,44 @@ class Variant:
         if not callable(self.build):
             raise ConfigError(f"variant {self.name!r} needs a callable build(config)")
         object.__setattr__(self, "options", tuple(self.options))
+        for name in ("stage_names", "formulas"):  # frozen and hashable, like the rest of a Variant
+            value = getattr(self, name)
+            object.__setattr__(self, name, FrozenOptions(value) if isinstance(value, Mapping) else value)
 
     def resolve(self, config: AttentionConfig) -> AttentionConfig:
         """Validate config.options against this variant's Options and fill defaults."""
         return config.with_options(self.options)
+
+
+NAME_PATTERN = re.compile(r"[a-z][a-z0-9]*(-[a-z0-9]+)*")
+STAGES = ("q", "k", "v", "scores", "scaled", "mask", "masked", "weights", "context", "output")  # AttentionTrace
+
+
+def name_problem(name: object) -> str | None:
+    """Why a variant name is refused (None when it is fine): lower-case words and digits joined by dashes."""
+    if isinstance(name, str) and NAME_PATTERN.fullmatch(name):
+        return None
+    suggestion = re.sub(r"[^a-z0-9]+", "-", str(name).lower()).strip("-") or "my-variant"
+    if not suggestion[0].isalpha():
+        suggestion = "v-" + suggestion
+    return f"name {str(name)[:40]!r} must be lower-case words joined by dashes, such as {suggestion!r}"
+
+
+def display_problem(variant: Variant) -> str | None:
+    """Why a variant's declarations cannot be shown by the app (None when they can)."""
+    for flag in ("uses_heads", "uses_scaling", "normalised"):
+        if not isinstance(getattr(variant, flag), bool):
+            return f"sets {flag}={getattr(variant, flag)!r}; it must be True or False"
+    for table in ("stage_names", "formulas"):
+        value = getattr(variant, table)
+        if not isinstance(value, Mapping):
+            return f"sets {table} to a {type(value).__name__}; it must map stage names to text"
+        for key, text in value.items():
+            if key not in STAGES:
+                return f"names an unknown stage {str(key)[:20]!r} in {table}; stages are {', '.join(STAGES)}"
+            if not isinstance(text, str) or "\n" in text or len(text) > 200:
+                return f"has {table}[{key!r}] that is not one line of text (at most 200 characters)"
+    return None
 
 
 def construct(variant: Variant, config: AttentionConfig | None = None) -> AttentionModule:
@@ -50,10 +90,24 @@ def construct(variant: Variant, config: AttentionConfig | None = None) -> Attent
     except ConfigError:
         raise
     except Exception as exc:  # a third-party build() is not ours to trust
-        raise ConfigError(f"variant {variant.name!r} failed to build: {one_line(exc)}") from exc
+        raise BuildFailed(f"variant {variant.name!r} failed to build: {one_line(exc)}{origin(variant, exc)}") from exc
     if not isinstance(module, AttentionModule):
-        raise ConfigError(f"variant {variant.name!r} built a {type(module).__name__}, not an AttentionModule")
+        raise BuildFailed(f"variant {variant.name!r} built a {type(module).__name__}, not an AttentionModule"
+                          f"{origin(variant)}")
     return module
+
+
+class BuildFailed(ConfigError):
+    """build() crashed or returned something else: the plugin's bug, not a setting it refuses (a plain ConfigError)."""
+
+
+def origin(variant: Variant | None, exc: BaseException | None = None) -> str:
+    """' (plugin p, at file.py:12)': which plugin, and the line of its own code that raised, when known."""
+
+    parts = [f"plugin {variant.plugin}"] if variant is not None and variant.plugin else []
+    at = where(exc) if exc is not None else ""
+    parts += [f"at {at}"] if at else []
+    return f" ({', '.join(parts)})" if parts else ""
 
 
 def one_line(exc: BaseException, all_lines: bool = False) -> str:

@@ -113,7 +113,10 @@ def test_a_users_mistake_through_python_m_core_is_one_sentence_not_a_traceback()
     for _, err in outs:
         assert "Traceback" not in err
     assert outs[0][1].strip() == ("attention-lab check: variant='nope' is not registered; choose one of: "
-                                  "gqa, multi-head, multi-head-stacked, single-head, sliding-window")
+                                  "gqa, multi-head, multi-head-stacked, single-head, sliding-window; plugins are found "
+                                  "through the entry-point group 'attention_lab': add a line such as "
+                                  "`my-plugin = \"my_module\"` under [project.entry-points.attention_lab] in the "
+                                  "plugin's pyproject.toml and reinstall it with `attention-lab install -e PATH`")
     assert outs[1][1].strip() == "attention-lab check: n_heads=3 does not divide d_model=16; choose 1, 2, 4, 8 or 16"
 
 

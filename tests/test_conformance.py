@@ -7,7 +7,6 @@ import torch
 import torch.nn.functional as F
 
 from core import AttentionConfig, AttentionModule, Option, Variant
-from core.attention import attend
 from core.masks import causal_mask
 from core.probes import CheckReport, check_variant
 from core.testing import assert_variant_conforms
@@ -47,7 +46,8 @@ class NaNOnPadding(AttentionModule):
         mask = torch.ones(x.shape[1], x.shape[1], dtype=torch.bool) if mask is None else mask
         if key_padding_mask is not None:  # hides padding queries as well as padding keys
             mask = mask & key_padding_mask[:, None, :, None] & key_padding_mask[:, None, None, :]
-        return self.merge(attend(q, k, v, mask=mask)["context"])
+        scores = (q @ k.transpose(-2, -1) / q.shape[-1] ** 0.5).masked_fill(~mask, float("-inf"))
+        return self.merge(torch.softmax(scores, dim=-1) @ v)
 
 
 class HalfWeights(AttentionModule):
@@ -98,10 +98,11 @@ def test_ignoring_causal_false_fails_the_control():
     assert failed_checks(check_variant(variant(AlwaysCausal))) == {"causal=False control sees the future"}
 
 
-def test_nan_on_padding_is_caught():
-    report = check_variant(variant(NaNOnPadding))
-    assert "padding" in failed_checks(report)
-    assert any("NaN" in f for f in report.failures)
+def test_nan_on_padding_is_caught_and_named_as_nan():
+    report = check_variant(variant(NaNOnPadding), only=["shapes, NaN and inf", "padding"])
+    assert report.failures == ["shapes, NaN and inf: forward's output holds NaN (T=7, batch 1 with padding, "
+                               "d_model=16, n_heads=2)"]
+    assert report.skipped == {"padding": "same fault as 'shapes, NaN and inf'"}
 
 
 def test_tampered_trace_weights_are_caught():
@@ -114,18 +115,22 @@ def test_build_that_raises_is_a_failure_not_a_crash():
 
     report = check_variant(variant(build))
     assert not report.passed
-    assert report.failures == ["build: variant 'probe' failed to build: RuntimeError: CUDA required"]
+    line = build.__code__.co_firstlineno + 1
+    assert report.failures == [f"build: variant 'probe' failed to build: RuntimeError: CUDA required "
+                               f"(at test_conformance.py:{line}) (d_model=16, n_heads=2)"]
+    assert set(report.timings) == {"options validate", "declarations", "build"}  # the rest needs a module
 
 
 def test_build_returning_something_else_is_reported():
     report = check_variant(variant(lambda config: torch.nn.Linear(16, 16)))
-    assert report.failures == ["build: variant 'probe' built a Linear, not an AttentionModule"]
+    assert report.failures == ["build: variant 'probe' built a Linear, not an AttentionModule (d_model=16, n_heads=2)"]
 
 
 def test_an_option_whose_default_breaks_its_own_range_fails_options():
     report = check_variant(variant(AttentionModule, options=(Option("window", 0, minimum=1),)))
-    assert failed_checks(report) == {"options validate", "build"}
+    assert failed_checks(report) == {"options validate"}
     assert "option window=0 is too small" in report.failures[0]
+    assert report.skipped["build"] == "the options do not resolve"
 
 
 def test_duplicate_option_names_fail_options():

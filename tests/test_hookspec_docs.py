@@ -69,3 +69,16 @@ def test_the_docs_example_plugin_loads_through_its_entry_point_and_conforms(inst
         assert registry.variants[name].plugin == ep_name
         assert_variant_conforms(registry.variants[name])
     assert [o.name for o in registry.variants["sink-window"].options] == ["window", "sinks"]
+
+
+@pytest.mark.parametrize(("marker", "name", "normalised"), [("kernel", "l2-attention", True),
+                                                            ("formula", "sigmoid-attention", False)])
+def test_the_docs_other_kinds_of_variant_load_and_conform(install_plugin, monkeypatch, marker, name, normalised):
+    install_plugin(marker, example(marker))
+    monkeypatch.setenv("ATTENTION_LAB_PLUGINS", marker)
+    registry = load_registry()
+    assert registry.errors == []
+    variant = registry.variants[name]
+    assert variant.normalised is normalised
+    report = assert_variant_conforms(variant)
+    assert ("rows sum to 1" in report.skipped) is (not normalised)

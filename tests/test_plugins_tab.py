@@ -70,7 +70,8 @@ def test_tab_lists_plugins_versions_and_errors_as_plain_text(faulty_registry):
     assert variants["peeks"][1] == "<b>Peeks</b>" and variants["peeks"][4] == "ok"
     errors = table(found["plugins-errors"])
     assert errors[0] == ["hostile", "lab-hostile 6.6.6", "hook",
-                         "register_attention_variants raised RuntimeError: <img src=x onerror=alert(1)> **bold**"]
+                         "register_attention_variants raised RuntimeError: <img src=x onerror=alert(1)> **bold** "
+                         "at fake_hostile_plugin.py:6"]
     assert errors[1][:3] == ["odd", "lab-odd 1.0", "variant"]
     for elem_id in ("plugins-loaded", "plugins-variants", "plugins-errors", "plugins-report-rows"):
         assert found[elem_id].datatype == "str"  # shown as text, never parsed as HTML or Markdown
@@ -81,7 +82,8 @@ def test_tab_lists_plugins_versions_and_errors_as_plain_text(faulty_registry):
 def test_no_errors_says_so(registry):
     with gr.Blocks() as blocks:
         plugins_tab.build(SimpleNamespace(registry=registry))
-    assert "plugins-no-errors" in components(blocks) and "plugins-errors" not in components(blocks)
+    found = components(blocks)
+    assert found["plugins-no-errors"].visible and not found["plugins-errors"].visible
 
 
 def test_check_reports_a_module_that_reads_the_future(faulty_registry):
@@ -89,9 +91,10 @@ def test_check_reports_a_module_that_reads_the_future(faulty_registry):
     assert summary.startswith("peeks: FAILED")
     by_check = {r[0]: r for r in rows}
     assert by_check["causal forward (perturbation)"][1] == "FAIL"
-    assert by_check["shapes"][1] == "pass"
+    assert by_check["shapes, NaN and inf"][1] == "pass"
     summary, rows = plugins_tab.run_check(faulty_registry, "gpu-only")
-    assert "build: variant 'gpu-only' failed to build: RuntimeError: this variant needs a GPU" in summary
+    assert ("build: variant 'gpu-only' failed to build: RuntimeError: this variant needs a GPU "
+            "(plugin odd, at fake_odd_plugin.py:11)") in summary
 
 
 def test_check_of_an_unknown_variant_is_a_sentence(registry):
@@ -107,7 +110,8 @@ def test_the_app_starts_with_broken_plugins_and_every_good_variant_builds(faulty
     for name in faulty_registry.variants:
         if name != "gpu-only":
             faulty_registry.build(name)
-    with pytest.raises(ConfigError, match="^variant 'gpu-only' failed to build: RuntimeError: this variant needs a GPU$"):
+    with pytest.raises(ConfigError, match=r"^variant 'gpu-only' failed to build: RuntimeError: this variant needs a GPU "
+                                          r"\(plugin odd, at fake_odd_plugin.py:11\)$"):
         faulty_registry.build("gpu-only")
 
 

@@ -73,7 +73,8 @@ def test_build_failures_become_one_sentence():
             register(Variant("not-a-module", "Wrong type", "Returns a string.", lambda c: "oops"))
 
     reg = load_registry(entry_points=False, plugins=[Broken()])
-    with pytest.raises(ConfigError, match=r"^variant 'broken' failed to build: ZeroDivisionError: division by zero$"):
+    with pytest.raises(ConfigError, match=r"^variant 'broken' failed to build: ZeroDivisionError: division by zero "
+                       r"\(plugin Broken, at test_registry.py:\d+\)$"):
         reg.build("broken")
     with pytest.raises(ConfigError, match="built a str, not an AttentionModule"):
         reg.build("not-a-module")

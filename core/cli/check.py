@@ -1,4 +1,8 @@
-"""`attention-lab check NAME | --all`: the conformance kit from a terminal; exit 1 if a variant fails."""
+"""`attention-lab check NAME | --all`: the conformance kit from a terminal; exit 1 if a variant fails.
+
+Each check runs in a child process with a time limit: a plugin that hangs or starts threads cannot
+keep this command from answering and exiting. ATTENTION_LAB_STRICT=1 re-raises a plugin's exception.
+"""
 
 from __future__ import annotations
 
@@ -15,6 +19,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--option", action="append", default=[], metavar="KEY=VALUE", help="a variant option, e.g. window=3")
     parser.add_argument("-v", "--verbose", action="store_true", help="show every check with its time")
     parser.add_argument("--no-entry-points", action="store_true", help="built-in variants only")
+    parser.add_argument("--timeout", type=float, default=None, metavar="SECONDS",
+                        help="time one check may take before the plugin is reported as not answering (default 20)")
 
 
 def run(args: argparse.Namespace) -> int:
@@ -34,10 +40,13 @@ def run(args: argparse.Namespace) -> int:
     failed = 0
     for variant in variants:
         variant.resolve(config)  # an unknown or out-of-range option is the user's mistake: one sentence, exit 2
+    timeout = {} if args.timeout is None else {"timeout": args.timeout}
+    if args.timeout is not None and args.timeout <= 0:
+        raise ValueError(f"--timeout={args.timeout:g} is too small; choose a positive number of seconds")
     for variant in variants:
-        report = check_variant(variant, config)
+        report = check_variant(variant, config, **timeout)  # ATTENTION_LAB_STRICT=1 re-raises the plugin's exception
         failed += not report.passed
-        print(report)
+        print(report, flush=True)
         if args.verbose:
             print(format_table(REPORT_HEADERS, report_rows(report)))
     if len(variants) > 1:

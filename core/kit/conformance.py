@@ -1,252 +1,178 @@
-"""The conformance kit: run a variant's real module and check every promise the lab relies on."""
+"""The conformance kit: run a variant's real module and check every promise the lab relies on.
+
+Each check runs in a child process (core.sandbox) with a time limit and a memory cap, so a plugin
+that hangs, spins, exits or leaves threads behind costs one check, never the caller. A failure is
+reported once: a later check that trips over the same fault says so instead of repeating it.
+"""
 
 from __future__ import annotations
 
+import pickle
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 
-import torch
-from torch import Tensor
+from ..config import AttentionConfig, ConfigError
+from ..registry import STRICT_NOTE, strict
+from ..sandbox import SandboxError, call, forked_call
+from ..variant import Variant, one_line
+from .checks import CHECKS, NEEDS_BUILD, NORMALISED_ONLY, Outcome, perturb_position, run_check
+from .guard import CheckFailed
 
-from ..attention import AttentionModule, AttentionTrace
-from ..config import AttentionConfig, ConfigError, option_problem
-from ..seeding import seeded_init
-from ..variant import Variant, construct
-
-B, T = 2, 6  # a batch of two short sequences is enough to see every rule broken
-ATOL = 1e-5
-
-
-class CheckFailed(AssertionError):
-    """One promise broken; the message is one sentence for the plugin author."""
+TIMEOUT = 20.0  # seconds one check may take; the slowest takes under 2 s on a busy 2-core machine
+MEMORY_MB = 2048  # how much more memory one check's process may take
+WORKERS = 2  # checks run at once: one per core of the machine the lab targets
+CANARY = "every setting the app offers"  # the first check that runs the plugin's forward and trace
 
 
 @dataclass(frozen=True)
 class CheckReport:
-    """What check_variant found: passed, one sentence per failure, seconds per check."""
+    """What check_variant found: passed, one sentence per failure, seconds per check, and what was skipped."""
 
     passed: bool
     failures: list[str] = field(default_factory=list)  # "check: one sentence", in the order run
     timings: dict[str, float] = field(default_factory=dict)  # check -> seconds, every check that ran
     variant: str = ""
+    skipped: dict[str, str] = field(default_factory=dict)  # check -> why it did not run (or repeated a failure)
+    plugin: str = ""
 
     def __str__(self) -> str:
         head = f"{self.variant}: {'passed' if self.passed else 'FAILED'} ({len(self.timings)} checks)"
-        return "\n".join([head, *(f"  - {f}" for f in self.failures)])
+        lines = [head, *(f"  - {f}" for f in self.failures)]
+        repeats = sum(1 for why in self.skipped.values() if why.startswith("same"))
+        if repeats:
+            lines.append(f"  ({repeats} more check(s) stopped at the same fault)")
+        return "\n".join(lines)
 
 
-@dataclass
-class _Subject:
-    """The variant under test, built fresh for each check so no check can poison the next."""
+class RemoteTraceback(Exception):
+    """The traceback of a plugin's exception in the kit's child process, shown under the re-raised exception."""
 
-    variant: Variant
-    config: AttentionConfig
-    x: Tensor  # (B, T, d_model)
-    lengths: tuple[int, ...] = (T, T - 2)  # second sequence ends in two padding tokens
-
-    def build(self, **changes) -> AttentionModule:
-        config = self.config.replace(**changes) if changes else self.config
-        return seeded_init(construct(self.variant, config), 0).eval()  # private generator: global RNG untouched
-
-    @property
-    def padding(self) -> Tensor:
-        return torch.arange(T)[None, :] < torch.tensor(self.lengths)[:, None]  # (B, T) True = real
+    def __str__(self) -> str:
+        return "\n" + "".join(self.args)
 
 
-def _check_options(variant: Variant) -> None:
-    problem = option_problem(variant.options)
-    if problem:
-        raise CheckFailed(f"variant {problem}")
-    names = [o.name for o in variant.options]
-    resolved = variant.resolve(AttentionConfig())
-    if set(resolved.options) != set(names):
-        raise CheckFailed("resolving the default config did not fill in every option")
-    for o in variant.options:
-        outside = [b - 1 for b in (o.minimum,) if b is not None] + [b + 1 for b in (o.maximum,) if b is not None]
-        for value in outside:
-            try:
-                variant.resolve(AttentionConfig(options={o.name: value}))
-            except ConfigError:
-                continue
-            raise CheckFailed(f"option {o.name}={value} is outside its range but was accepted")
+def check_variant(
+    variant: Variant,
+    config: AttentionConfig | None = None,
+    *,
+    timeout: float = TIMEOUT,
+    isolate: bool = True,
+    seed: int = 0,
+    raise_errors: bool | None = None,
+    only: Iterable[str] | None = None,
+    workers: int = WORKERS,
+) -> CheckReport:
+    """Build the variant and test the real module; nothing it says about itself is taken on trust.
 
-
-def _check_shapes(s: _Subject) -> None:
-    m = s.build()
-    with torch.no_grad():
-        out, tr = m(s.x), m.trace(s.x)
-    d = s.config.d_model
-    if not isinstance(out, Tensor) or tuple(out.shape) != (B, T, d):
-        raise CheckFailed(f"forward returned shape {_shape(out)}; expected {(B, T, d)}")
-    if not isinstance(tr, AttentionTrace):
-        raise CheckFailed(f"trace returned a {type(tr).__name__}, not an AttentionTrace")
-    H = tr.q.shape[1] if tr.q.dim() == 4 else -1
-    for name in ("scores", "scaled", "masked", "weights"):
-        if tuple(getattr(tr, name).shape) != (B, H, T, T):
-            raise CheckFailed(f"trace.{name} has shape {_shape(getattr(tr, name))}; expected {(B, H, T, T)}")
-    if tr.context.shape[:3] != (B, H, T) or tuple(tr.output.shape) != (B, T, d):
-        raise CheckFailed(f"trace.context/output have shapes {_shape(tr.context)}/{_shape(tr.output)}")
-
-
-def _check_rows_sum_to_one(s: _Subject) -> None:
-    m = s.build()
-    with torch.no_grad():
-        w = m.trace(s.x).weights  # (B, H, T, T)
-    if (w < 0).any() or not torch.allclose(w.sum(-1), torch.ones_like(w.sum(-1)), atol=ATOL):
-        raise CheckFailed("attention weights are negative or a row does not sum to 1")
-
-
-def _check_padding(s: _Subject) -> None:
-    m, pad = s.build(), s.padding
-    with torch.no_grad():
-        out, tr = m(s.x, key_padding_mask=pad), m.trace(s.x, key_padding_mask=pad)
-        short = m(s.x[1:, : s.lengths[1]])  # the padded sequence without its padding
-    if not (torch.isfinite(out).all() and torch.isfinite(tr.output).all() and torch.isfinite(tr.weights).all()):
-        raise CheckFailed("padding produced NaN or inf; padding query rows must be zero, never NaN")
-    if out[~pad].abs().max() > 0 or tr.weights.permute(0, 2, 1, 3)[~pad].abs().max() > 0:
-        raise CheckFailed("padding query rows must have zero weights and zero output")
-    if not torch.allclose(out[1, : s.lengths[1]], short[0], atol=ATOL):
-        raise CheckFailed("real tokens change when padding is added; padding keys must be invisible")
-    real_rows = tr.weights.permute(0, 2, 1, 3)[pad]  # (real queries, H, T)
-    if not torch.allclose(real_rows.sum(-1), torch.ones_like(real_rows.sum(-1)), atol=ATOL):
-        raise CheckFailed("with padding, a real token's weights do not sum to 1")
-
-
-def perturb_position(x: Tensor, position: int, seed: int = 0) -> Tensor:
-    """A copy of x with token `position` replaced by a different random vector (every batch row)."""
-    g = torch.Generator().manual_seed(seed)
-    changed = x.clone()
-    changed[:, position] = torch.randn(x.shape[0], x.shape[-1], generator=g, dtype=x.dtype).to(x.device)
-    return changed
-
-
-def _later_input_changes(fn: Callable[[Tensor], Tensor], x: Tensor) -> list[str]:
-    """Perturb each token p in turn; every output row before p must be byte-identical."""
-    with torch.no_grad():
-        base = fn(x)
-        leaks = []
-        for p in range(1, T):
-            changed = fn(perturb_position(x, p, seed=p))
-            if not torch.equal(base[:, :p], changed[:, :p]):
-                first = int(next(i for i in range(p) if not torch.equal(base[:, i], changed[:, i])))
-                leaks.append(f"token {first} changed when token {p} did")
-    return leaks
-
-
-def _check_causal_forward(s: _Subject) -> None:
-    leaks = _later_input_changes(s.build(), s.x)
-    if leaks:
-        raise CheckFailed(f"forward reads the future: {leaks[0]}")
-
-
-def _check_causal_trace(s: _Subject) -> None:
-    m = s.build()
-    leaks = _later_input_changes(lambda x: m.trace(x).output, s.x)
-    if leaks:
-        raise CheckFailed(f"trace reads the future: {leaks[0]}")
-
-
-def _check_causal_autograd(s: _Subject) -> None:
-    """Backpropagate a random direction from each output row i; inputs j > i must get exactly zero gradient."""
-    m = s.build()
-    x = s.x.clone().requires_grad_(True)
-    out = m(x)  # (B, T, d)
-    g = torch.Generator().manual_seed(1)
-    for i in range(T - 1):
-        (grad,) = torch.autograd.grad(out[:, i], x, torch.randn(out[:, i].shape, generator=g), retain_graph=True)
-        later = grad[:, i + 1 :].abs().amax(dim=(0, 2))  # (T - i - 1,)
-        if later.max() > 0:
-            j = i + 1 + int(later.nonzero()[0])
-            raise CheckFailed(f"the gradient of output {i} with respect to later input {j} is not zero")
-
-
-def _check_forward_matches_trace(s: _Subject) -> None:
-    m = s.build()
-    with torch.no_grad():
-        for pad in (None, s.padding):
-            out, traced = m(s.x, key_padding_mask=pad), m.trace(s.x, key_padding_mask=pad).output
-            if not torch.allclose(out, traced, atol=ATOL, rtol=1e-4):
-                diff = (out - traced).abs().max().item()
-                raise CheckFailed(f"forward and trace disagree by {diff:.2g} ({'with' if pad is not None else 'no'} padding)")
-
-
-def _check_trace_is_the_formula(s: _Subject) -> None:
-    with torch.no_grad():
-        tr = s.build().trace(s.x)
-    weights = torch.softmax(tr.masked, dim=-1)
-    if not torch.allclose(weights, tr.weights, atol=ATOL):
-        raise CheckFailed("trace.weights is not softmax(trace.masked)")
-    if not torch.allclose(tr.masked[tr.mask.expand_as(tr.masked)], tr.scaled[tr.mask.expand_as(tr.scaled)], atol=ATOL):
-        raise CheckFailed("trace.masked differs from trace.scaled where the mask allows attention")
-    if tr.weights[~tr.mask.expand_as(tr.weights)].abs().sum() > 0:
-        raise CheckFailed("trace.weights is not zero where trace.mask forbids attention")
-
-
-def _check_control_sees_future(s: _Subject) -> None:
-    m = s.build(causal=False)
-    with torch.no_grad():
-        out, changed = m(s.x), m(perturb_position(s.x, T - 1, seed=99))
-    if torch.equal(out[:, : T - 1], changed[:, : T - 1]):
-        raise CheckFailed("with causal=False no earlier token reacts to a later one; honour config.causal (or pick options that let a token see further)")
-
-
-CHECKS: dict[str, Callable[[_Subject], None]] = {  # run in this order after "options validate" and "build"
-    "shapes": _check_shapes,
-    "rows sum to 1": _check_rows_sum_to_one,
-    "padding": _check_padding,
-    "causal forward (perturbation)": _check_causal_forward,
-    "causal trace (perturbation)": _check_causal_trace,
-    "causal forward (autograd)": _check_causal_autograd,
-    "forward agrees with trace": _check_forward_matches_trace,
-    "trace is the formula": _check_trace_is_the_formula,
-    "causal=False control sees the future": _check_control_sees_future,
-}
-
-
-def check_variant(variant: Variant, config: AttentionConfig | None = None) -> CheckReport:
-    """Build the variant and test the real module; nothing it says about itself is taken on trust."""
+    isolate=False runs the checks in this process (no time limit); only= runs a subset of CHECKS;
+    workers= how many checks run at once. raise_errors (default: the ATTENTION_LAB_STRICT variable)
+    re-raises the plugin's own exception, with its traceback.
+    """
     name = getattr(variant, "name", repr(variant))
-    failures: list[str] = []
-    timings: dict[str, float] = {}
+    plugin = getattr(variant, "plugin", "") or name
+    raise_errors = strict() if raise_errors is None else raise_errors
+    wanted = [c for c in CHECKS if only is None or c in set(only)]
+    report = _Collector(plugin, raise_errors)
+    try:
+        base = variant.resolve((config or AttentionConfig()).replace(causal=True, dropout=0.0))
+    except Exception as exc:  # noqa: BLE001 - options that do not resolve: nothing can be built
+        report.failures.append(f"options validate: {one_line(exc) if not isinstance(exc, ConfigError) else exc}")
+        report.skipped.update({c: "the options do not resolve" for c in wanted if c != "options validate"})
+        return report.result(name)
+    runner = _runner(variant, base, seed, plugin, timeout, isolate)
+    gates = [c for c in wanted if c not in NEEDS_BUILD]
+    for check in gates:  # cheap, in order: the rest needs a module that builds
+        report.add(check, *runner(check))
+    rest = [c for c in wanted if c in NEEDS_BUILD]
+    if "build" not in report.timings:  # asked for a subset without it: build once to know
+        report.add("build", *runner("build"), record=False)
+    if not report.built:
+        report.skipped.update({c: "the default config does not build" for c in rest})
+        return report.result(name)
+    if rest and rest[0] == CANARY:  # alone first: a plugin that hangs costs one time limit, not one per worker
+        report.add(CANARY, *runner(CANARY))
+        rest = rest[1:]
+    if report.stopped:
+        report.skipped.update({c: report.stopped for c in rest})
+        return report.result(name)
+    rest = [c for c in rest if c not in NORMALISED_ONLY or getattr(variant, "normalised", True)]
+    report.skipped.update({c: "the variant declares normalised=False" for c in wanted if c in NORMALISED_ONLY
+                           and c not in rest})
+    with ThreadPoolExecutor(max_workers=max(1, workers)) as pool:  # each thread only waits for its child
+        futures = {c: pool.submit(runner, c) for c in rest}
+        for check in rest:
+            if report.stopped:
+                futures[check].cancel()
+                report.skipped[check] = report.stopped
+                continue
+            report.add(check, *futures[check].result())
+    return report.result(name)
 
-    def run(check: str, fn: Callable[[], object]) -> bool:
+
+class _Collector:
+    """Outcomes in check order: a fault reported once, strict mode honoured, a stopped plugin not waited for."""
+
+    def __init__(self, plugin: str, raise_errors: bool) -> None:
+        self.plugin, self.raise_errors = plugin, raise_errors
+        self.failures: list[str] = []
+        self.timings: dict[str, float] = {}
+        self.skipped: dict[str, str] = {}
+        self.seen: dict[str, str] = {}  # failure sentence -> the check that reported it first
+        self.stopped, self.built = "", False
+
+    def add(self, check: str, outcome: Outcome, seconds: float, record: bool = True) -> None:
+        if check == "build":
+            self.built = outcome.kind == "pass"
+        if not record and outcome.kind == "pass":
+            return
+        self.timings[check] = seconds
+        if outcome.kind == "pass":
+            return
+        if outcome.kind == "stop":  # timed out, died or ran out of memory: the rest would only wait
+            self.stopped = f"not run: the plugin stopped answering in {check!r}"
+        if outcome.kind == "error" and self.raise_errors:
+            _reraise(outcome, self.plugin, check)
+        if outcome.message in self.seen:
+            self.skipped[check] = f"same fault as {self.seen[outcome.message]!r}"
+            return
+        self.seen[outcome.message] = check
+        self.failures.append(f"{check}: {outcome.message}" + (f" ({outcome.case})" if outcome.case else ""))
+
+    def result(self, name: str) -> CheckReport:
+        return CheckReport(not self.failures, self.failures, self.timings, name, self.skipped, self.plugin)
+
+
+def _runner(variant: Variant, base: AttentionConfig, seed: int, plugin: str, timeout: float,
+            isolate: bool) -> Callable[[str], tuple[Outcome, float]]:
+    """check -> (outcome, seconds): in the forkserver's children, in forked ones (a variant that does not pickle), or here."""
+    try:
+        pickle.dumps(variant)
+        spawn = call
+    except Exception:  # noqa: BLE001 - a lambda or a class defined in a function: fork this process instead
+        spawn = forked_call
+
+    def run(check: str) -> tuple[Outcome, float]:
         start = time.perf_counter()
+        if not isolate:
+            return run_check(check, variant, base, seed), time.perf_counter() - start
         try:
-            fn()
-            return True
-        except Exception as exc:  # a plugin's bug is a finding, never a crash of the kit
-            failures.append(f"{check}: {_sentence(exc)}")
-            return False
-        finally:
-            timings[check] = time.perf_counter() - start
+            outcome = spawn(run_check, check, variant, base, seed, label=f"plugin {plugin}", timeout=timeout,
+                            memory_mb=MEMORY_MB)
+        except SandboxError as exc:
+            at = f" at {exc.where}" if exc.where else ""
+            outcome = Outcome("stop" if exc.kind in ("timeout", "died", "memory") else "error", f"{exc}{at}")
+        return outcome, time.perf_counter() - start
 
-    subject: list[_Subject] = []
-
-    def setup() -> None:  # causal on, dropout off: the promises below are about the causal module
-        resolved = variant.resolve((config or AttentionConfig()).replace(causal=True, dropout=0.0))
-        x = torch.randn(B, T, resolved.d_model, generator=torch.Generator().manual_seed(0))  # (B, T, d)
-        subject.append(_Subject(variant, resolved, x))
-        subject[0].build()
-
-    run("options validate", lambda: _check_options(variant))
-    if run("build", setup):
-        for check, fn in CHECKS.items():
-            run(check, lambda fn=fn: fn(subject[0]))
-    return CheckReport(not failures, failures, timings, name)
+    return run
 
 
-def _sentence(exc: BaseException) -> str:
-    """A broken promise speaks for itself; anything else is named so the author can find it."""
-    lines = str(exc).strip().splitlines()
-    text = lines[0] if lines else ""
-    if isinstance(exc, (CheckFailed, ConfigError)) and text:
-        return text
-    return f"raised {type(exc).__name__}: {text}" if text else f"raised {type(exc).__name__}"
+def _reraise(outcome: Outcome, plugin: str, check: str) -> None:
+    """Strict mode: the plugin's own exception (or its words), its child traceback attached as the cause."""
+    exc = outcome.error or RuntimeError(outcome.message)
+    exc.add_note(f"attention-lab: plugin {plugin} raised this in the check {check!r} {STRICT_NOTE}")
+    raise exc from (RemoteTraceback(outcome.traceback) if outcome.traceback else None)
 
 
-def _shape(t: object) -> object:
-    return tuple(t.shape) if isinstance(t, Tensor) else type(t).__name__
-
-
-__all__ = ["CHECKS", "CheckFailed", "CheckReport", "check_variant"]
+__all__ = ["CHECKS", "CheckFailed", "CheckReport", "check_variant", "perturb_position"]

@@ -41,12 +41,21 @@ def error_rows(registry: Registry) -> list[list[str]]:
 
 
 def report_rows(report: CheckReport) -> list[list[str]]:
-    """One row per check the kit ran, in order, with its failure sentence if any."""
+    """One row per check, in the kit's order: pass, FAIL with its sentence, or skipped with the reason."""
+    from .checks import CHECKS
+
     why = dict(f.split(": ", 1) for f in report.failures)
-    return [
-        [check, "FAIL" if check in why else "pass", f"{seconds * 1000:.0f}", why.get(check, "")]
-        for check, seconds in report.timings.items()
-    ]
+    skipped = getattr(report, "skipped", {}) or {}
+    rows = []
+    for check in [*CHECKS, *(c for c in report.timings if c not in CHECKS)]:
+        ms = f"{report.timings[check] * 1000:.0f}" if check in report.timings else ""
+        if check in why:
+            rows.append([check, "FAIL", ms, why[check]])
+        elif check in skipped:
+            rows.append([check, "FAIL" if skipped[check].startswith("same") else "skipped", ms, skipped[check]])
+        elif check in report.timings:
+            rows.append([check, "pass", ms, ""])
+    return rows
 
 
 def format_table(headers: list[str], rows: list[list[str]]) -> str:

@@ -5,14 +5,37 @@ from __future__ import annotations
 import hashlib
 import json
 import os
+import re
 import tempfile
+from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
 from torch import Tensor
 
-from ..config import ConfigError, whole
+from ..config import AttentionConfig, ConfigError, whole
+from ..variant import Variant
 from .session import Run, rounded
+
+# The softmax path's stage names and formulas; a variant replaces any of them with Variant.stage_names
+# and Variant.formulas. {placeholders}: head, kv_head, d_head, n_heads, n_kv_heads, d_model, scale, and
+# every option by name (e.g. {window}).
+STAGE_NAMES = {"q": "Q", "k": "K", "v": "V", "scores": "scores", "scaled": "scaled", "mask": "mask",
+               "masked": "masked", "weights": "weights", "context": "context", "output": "output"}
+FORMULAS = {
+    "q": "Q = x · W_q  (head {head})",
+    "k": "K = x · W_k  (K/V head {kv_head})",
+    "v": "V = x · W_v  (K/V head {kv_head})",
+    "scores": "scores = Q · Kᵀ",
+    "scaled": "scaled = scores {scale}, d_head = {d_head}",
+    "mask": "mask: True where a query may attend to a key",
+    "masked": "masked = scaled, with -inf where the mask says no",
+    "weights": "weights = softmax(masked) over each row",
+    "context": "context = weights · V",
+    "output": "output = merge(all heads' context) · W_o",
+}
+UNSCALED = "scaled = scores (this variant does not divide by √d_head)"
+NOT_NORMALISED = "weights = the variant's own function of masked (rows need not sum to 1)"
 
 
 @dataclass(frozen=True)
@@ -34,31 +57,56 @@ def _dims_header(n: int, prefix: str) -> list[str]:
     return [f"{prefix}{i}" for i in range(n)]
 
 
-def stages(run: Run, head: int, digits: int = 3) -> list[Stage]:
-    """Q, K, V, scores, scaled, masked, weights, context (for `head`) and the output (all heads merged)."""
+def stage_texts(variant: Variant | None, config: AttentionConfig, head: int = 0, kv: int = 0,
+                d_head: int | None = None, n_kv_heads: int | None = None) -> dict[str, tuple[str, str]]:
+    """Trace field -> (name, formula) as Step through shows them: the variant's own, else the softmax path's."""
+    names: Mapping[str, str] = getattr(variant, "stage_names", None) or {}
+    own: Mapping[str, str] = getattr(variant, "formulas", None) or {}
+    formulas = dict(FORMULAS)
+    if not getattr(variant, "uses_scaling", True):
+        formulas["scaled"] = UNSCALED
+    if not getattr(variant, "normalised", True):
+        formulas["weights"] = NOT_NORMALISED
+    formulas.update(own)
+    values = {"head": head, "kv_head": kv, "d_head": d_head or config.head_dim, "n_heads": config.n_heads,
+              "n_kv_heads": n_kv_heads or config.n_heads, "d_model": config.d_model,
+              "scale": "/ √d_head" if config.scaled else "(not scaled)", **dict(config.options)}
+    return {f: (names.get(f, STAGE_NAMES[f]), fill_in(formulas[f], values)) for f in STAGE_NAMES}
+
+
+def fill_in(text: str, values: Mapping[str, Any]) -> str:
+    """Replace {name} by its value for known names only; a plugin's text is never run as a format string."""
+    return re.sub(r"\{(\w+)\}", lambda m: str(values[m.group(1)]) if m.group(1) in values else m.group(0), text)
+
+
+def stages(run: Run, head: int, digits: int = 3, variant: Variant | None = None) -> list[Stage]:
+    """Q, K, V, scores, scaled, masked, weights, context (for `head`) and the output (all heads merged).
+
+    Names and formulas come from `variant` (its stage_names and formulas), defaulting to the softmax path.
+    """
     H = run.trace.weights.shape[1]
     if not 0 <= head < H:
         raise ConfigError(f"head={head} does not exist; choose 0 to {H - 1}")
     tr, tok = run.trace, run.tokens.tokens
     kv = kv_head(run, head)
     hd = tr.q.shape[-1]
-    scale = "/ √d_head" if run.config.scaled else "(not scaled)"
+    text = stage_texts(variant or getattr(run, "variant", None), run.config, head, kv, hd, tr.k.shape[1])
     toks = _tokens_header(tok)
 
-    def stage(name: str, formula: str, t: Tensor, columns: list[str]) -> Stage:
+    def stage(field: str, t: Tensor, columns: list[str]) -> Stage:
+        name, formula = text[field]
         return Stage(name, formula, tuple(t.shape), rounded(t, digits), columns)
 
     return [
-        stage("Q", f"Q = x · W_q  (head {head})", tr.q[0, head], _dims_header(hd, "q")),  # (T, hd)
-        stage("K", f"K = x · W_k  (K/V head {kv})", tr.k[0, kv], _dims_header(hd, "k")),  # (T, hd)
-        stage("V", f"V = x · W_v  (K/V head {kv})", tr.v[0, kv], _dims_header(hd, "v")),  # (T, hd)
-        stage("scores", "scores = Q · Kᵀ", tr.scores[0, head], toks),  # (T, T)
-        stage("scaled", f"scaled = scores {scale}, d_head = {hd}", tr.scaled[0, head], toks),  # (T, T)
-        stage("masked", "masked = scaled, with -inf where the mask says no", tr.masked[0, head], toks),  # (T, T)
-        stage("weights", "weights = softmax(masked) over each row", tr.weights[0, head], toks),  # (T, T)
-        stage("context", "context = weights · V", tr.context[0, head], _dims_header(hd, "c")),  # (T, hd)
-        stage("output", "output = merge(all heads' context) · W_o", tr.output[0],
-              _dims_header(tr.output.shape[-1], "o")),  # (T, d_out)
+        stage("q", tr.q[0, head], _dims_header(hd, "q")),  # (T, hd)
+        stage("k", tr.k[0, kv], _dims_header(hd, "k")),  # (T, hd)
+        stage("v", tr.v[0, kv], _dims_header(hd, "v")),  # (T, hd)
+        stage("scores", tr.scores[0, head], toks),  # (T, T)
+        stage("scaled", tr.scaled[0, head], toks),  # (T, T)
+        stage("masked", tr.masked[0, head], toks),  # (T, T)
+        stage("weights", tr.weights[0, head], toks),  # (T, T)
+        stage("context", tr.context[0, head], _dims_header(hd, "c")),  # (T, hd)
+        stage("output", tr.output[0], _dims_header(tr.output.shape[-1], "o")),  # (T, d_out)
     ]
 
 

@@ -1,4 +1,4 @@
-"""The Plugins tab: where each variant came from, what failed to load, and the conformance kit, live."""
+"""The Plugins tab: where each variant came from, what failed to load, the conformance kit, and Reload."""
 
 from __future__ import annotations
 
@@ -23,9 +23,13 @@ TITLE = "Plugins"
 INTRO = """### Plugins
 Every variant in this lab, built-in or not, is a pluggy plugin. A plugin that fails to load is
 listed below and skipped; the rest of the lab runs without it. **Check** runs the conformance kit
-on the real module: shapes, rows that sum to 1, padding without NaN, causality by perturbing later
-tokens and by autograd, forward against trace, and the `causal=False` control.
-Write your own: `docs/plugins.md`; from a terminal: `attention-lab plugins`, `attention-lab check NAME`."""
+on the real module, each check in its own process with a time limit: shapes at every length, batch
+and padding, NaN and inf, weights edited in place, rows that sum to 1, causality by perturbing later
+tokens and by autograd, forward against trace for every causal/scaled setting, and the `causal=False` control.
+**Reload** picks up plugins installed since the app started (`attention-lab install -e PATH`); a plugin
+whose code changed needs a restart. Write your own: `attention-lab new-plugin NAME` and `docs/plugins.md`."""
+NO_ERRORS = "No plugin failed to load."
+RELOADED = "Reloaded: {variants} variants from {plugins} plugins, {errors} plugin error(s)."
 
 
 def run_check(registry: Registry, name: str) -> tuple[str, list[list[str]]]:
@@ -34,21 +38,29 @@ def run_check(registry: Registry, name: str) -> tuple[str, list[list[str]]]:
     return str(report), report_rows(report)
 
 
-def _table(headers: list[str], rows: list[list[str]], label: str, elem_id: str) -> gr.Dataframe:
+def reload(registry: Registry) -> tuple[str, list[list[str]], list[list[str]], list[list[str]], list[str]]:
+    """Load the plugins again in place (the app's other tabs share this registry); the tables' new rows."""
+    registry.reload()
+    status = RELOADED.format(variants=len(registry.variants), plugins=len(registry.plugins), errors=len(registry.errors))
+    return status, plugin_rows(registry), variant_rows(registry), error_rows(registry), list(registry.variants)
+
+
+def _table(headers: list[str], rows: list[list[str]], label: str, elem_id: str, visible: bool = True) -> gr.Dataframe:
     return gr.Dataframe(value=rows, headers=headers, datatype="str", interactive=False, wrap=True,
-                        label=label, elem_id=elem_id)
+                        label=label, elem_id=elem_id, visible=visible)
 
 
 def build(ctx) -> None:
     registry: Registry = ctx.registry
     gr.Markdown(INTRO)
-    _table(PLUGIN_HEADERS, plugin_rows(registry), "Loaded plugins", "plugins-loaded")
-    _table(VARIANT_HEADERS, variant_rows(registry), "Variants and where they come from", "plugins-variants")
-    if registry.errors:
-        _table(ERROR_HEADERS, error_rows(registry), f"{len(registry.errors)} plugin(s) failed to load (skipped)",
-               "plugins-errors")
-    else:
-        gr.Markdown("No plugin failed to load.", elem_id="plugins-no-errors")
+    with gr.Row():
+        again = gr.Button("Reload plugins", elem_id="plugins-reload")
+        status = gr.Textbox(label="registry", value="", interactive=False, elem_id="plugins-status")
+    loaded = _table(PLUGIN_HEADERS, plugin_rows(registry), "Loaded plugins", "plugins-loaded")
+    variants = _table(VARIANT_HEADERS, variant_rows(registry), "Variants and where they come from", "plugins-variants")
+    errors = _table(ERROR_HEADERS, error_rows(registry), "Plugins that failed to load (skipped)", "plugins-errors",
+                    visible=bool(registry.errors))
+    no_errors = gr.Markdown(NO_ERRORS, elem_id="plugins-no-errors", visible=not registry.errors)
     with gr.Row():
         names = list(registry.variants)
         variant = gr.Dropdown(names, value=names[0] if names else None, label="variant to check",
@@ -62,5 +74,14 @@ def build(ctx) -> None:
         """Run the conformance kit on the chosen variant."""
         return run_check(registry, name)
 
+    @user_errors
+    def on_reload() -> tuple:
+        """Reload the registry and refresh every table on this tab."""
+        text, plugin_table, variant_table, error_table, choices = reload(registry)
+        return (text, plugin_table, variant_table, gr.update(value=error_table, visible=bool(error_table)),
+                gr.update(visible=not error_table), gr.update(choices=choices))
+
     go.click(check, [variant], [summary, rows], api_name="check_variant",
              concurrency_id=CPU_GROUP, concurrency_limit=CPU_LIMIT)
+    again.click(on_reload, [], [status, loaded, variants, errors, no_errors, variant], api_name="reload_plugins",
+                concurrency_id=CPU_GROUP, concurrency_limit=CPU_LIMIT)

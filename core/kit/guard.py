@@ -1,0 +1,109 @@
+"""Every call the kit makes into a plugin, watched: weights edited in place, threads left behind, NaN/inf, wrong shapes.
+
+A fault is named for what it is the first time it shows, so it is never mistaken for a broken promise
+further on (a module that edits its weights in place would otherwise look as if the future leaked).
+"""
+
+from __future__ import annotations
+
+import threading
+
+import torch
+from torch import Tensor
+
+from ..attention import AttentionModule, AttentionTrace
+from ..origin import where
+from ..variant import one_line
+
+_equal = torch.equal  # bound now, before any plugin code runs in this process
+_isfinite = torch.isfinite
+
+
+class CheckFailed(AssertionError):
+    """One promise broken; the message is one sentence for the plugin author (`case` says where)."""
+
+    def __init__(self, message: str, case: str = "") -> None:
+        super().__init__(message + (f" ({case})" if case else ""))
+        self.message, self.case = message, case
+
+
+class PluginRaised(CheckFailed):
+    """The plugin's own code raised; `original` is its exception, for ATTENTION_LAB_STRICT=1."""
+
+    def __init__(self, what: str, exc: BaseException, case: str = "", message: str = "") -> None:
+        at = where(exc)
+        super().__init__(message or f"{what} raised {one_line(exc)}" + (f" at {at}" if at else ""), case)
+        self.original = exc
+
+
+class Guarded:
+    """A module under test: forward and trace through checks that no plugin can talk its way past."""
+
+    def __init__(self, module: AttentionModule) -> None:
+        self.module = module
+
+    def forward(self, x: Tensor, key_padding_mask: Tensor | None = None, case: str = "") -> Tensor:
+        """module(x) (B, T, d_model), or CheckFailed naming what went wrong."""
+        out = self._call("forward", lambda: self.module(x, key_padding_mask=key_padding_mask), case)
+        if not isinstance(out, Tensor) or tuple(out.shape) != tuple(x.shape):
+            raise CheckFailed(f"forward returned {shape_of(out)}; expected {tuple(x.shape)}", case)
+        _finite("forward's output", out, case)
+        return out
+
+    def trace(self, x: Tensor, key_padding_mask: Tensor | None = None, case: str = "") -> AttentionTrace:
+        """module.trace(x) with its stages' shapes and values checked."""
+        tr = self._call("trace", lambda: self.module.trace(x, key_padding_mask=key_padding_mask), case)
+        if not isinstance(tr, AttentionTrace):
+            raise CheckFailed(f"trace returned a {type(tr).__name__}, not an AttentionTrace", case)
+        B, T, d = x.shape
+        H = tr.q.shape[1] if isinstance(tr.q, Tensor) and tr.q.dim() == 4 else -1
+        expected = {"scores": (B, H, T, T), "scaled": (B, H, T, T), "masked": (B, H, T, T), "weights": (B, H, T, T),
+                    "output": (B, T, d)}
+        for name, shape in expected.items():
+            value = getattr(tr, name)
+            if not isinstance(value, Tensor) or tuple(value.shape) != shape:
+                raise CheckFailed(f"trace.{name} has shape {shape_of(value)}; expected {shape}", case)
+        for name in ("q", "k", "v", "context"):
+            value = getattr(tr, name)
+            if not isinstance(value, Tensor) or value.dim() != 4 or value.shape[0] != B or value.shape[2] != T:
+                raise CheckFailed(f"trace.{name} has shape {shape_of(value)}; expected (B={B}, heads, T={T}, hd)", case)
+        if not isinstance(tr.mask, Tensor) or tr.mask.dtype != torch.bool or tr.mask.dim() != 4:
+            raise CheckFailed("trace.mask must be a bool tensor (B|1, 1, T, T) with True = may attend", case)
+        for name in ("q", "k", "v", "scores", "scaled", "weights", "context", "output"):
+            _finite(f"trace.{name}", getattr(tr, name), case)
+        if torch.isnan(tr.masked).any() or torch.isposinf(tr.masked).any():
+            raise CheckFailed("trace.masked holds NaN or +inf; only forbidden positions may hold -inf", case)
+        return tr
+
+    def _call(self, what: str, fn, case: str):
+        """Run one call into the plugin; name an exception, a weight edited in place or a thread left behind."""
+        before = {name: p.detach().clone() for name, p in self.module.named_parameters()}
+        threads = set(threading.enumerate())
+        try:
+            result = fn()
+        except CheckFailed:
+            raise
+        except Exception as exc:  # the plugin's bug, named with its own file:line
+            raise PluginRaised(what, exc, case) from exc
+        edited = [name for name, p in self.module.named_parameters() if name not in before
+                  or not _equal(p.detach(), before[name])]
+        if edited:
+            raise CheckFailed(f"{what} edited its weights in place ({', '.join(edited[:3])}); "
+                              "a pass must leave parameters unchanged", case)
+        left = [t.name for t in threading.enumerate() if t not in threads and t.is_alive()]
+        if left:
+            raise CheckFailed(f"{what} left {len(left)} thread(s) running ({', '.join(left[:3])}); "
+                              "a variant must not start threads", case)
+        return result
+
+
+def _finite(what: str, t: Tensor, case: str) -> None:
+    """NaN and inf are named as such, never as a disagreement or a leak further on."""
+    if t.dtype.is_floating_point and not bool(_isfinite(t).all()):
+        kind = "NaN" if bool(torch.isnan(t).any()) else "inf"
+        raise CheckFailed(f"{what} holds {kind}", case)
+
+
+def shape_of(t: object) -> object:
+    """A tensor's shape as a tuple, or the type of whatever came back instead."""
+    return tuple(t.shape) if isinstance(t, Tensor) else f"a {type(t).__name__}"
