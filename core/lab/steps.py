@@ -24,6 +24,37 @@ class Stage:
     shape: tuple[int, ...]
     rows: list[list[float | str]]  # matrix values; -inf as the string "-inf"
     columns: list[str]  # column headers (tokens for (T, T) stages, dims otherwise)
+    latex: str = ""  # the formula as LaTeX, for typeset maths ("" = LATEX[name], else the plain formula)
+    columns_are_tokens: bool | None = None  # None: decided from the name ((T, T) stages are token x token)
+
+
+LATEX = {  # the built-in stages' formulas, typeset in the Step-through tab
+    "Q": r"Q = X\,W_q^{(h)}",
+    "K": r"K = X\,W_k^{(g)}",
+    "V": r"V = X\,W_v^{(g)}",
+    "scores": r"S = Q\,K^{\top}",
+    "scaled": r"\tilde S = \frac{S}{\sqrt{d_{\text{head}}}}",
+    "scaled (off)": r"\tilde S = S",
+    "masked": r"M_{ij} = \begin{cases} \tilde S_{ij} & \text{if } i \text{ may attend to } j \\ -\infty & "
+              r"\text{otherwise} \end{cases}",
+    "weights": r"A = \operatorname{softmax}_{\text{row}}(M)",
+    "context": r"C = A\,V",
+    "output": r"O = \big[\,C^{(0)} \cdots C^{(H-1)}\big]\,W_o",
+}
+TOKEN_STAGES = ("scores", "scaled", "masked", "weights")  # (T, T): rows and columns are tokens
+SHAPE_TEXT = "shape {shape}"
+
+
+def formula_markdown(stage: Stage, scaled: bool = True) -> str:
+    """The stage's formula as typeset maths (Markdown with $$ LaTeX $$) and its shape; the plain formula when
+    no LaTeX is known (a plugin's stage)."""
+    key = "scaled (off)" if stage.name == "scaled" and not scaled else stage.name
+    tex = stage.latex or LATEX.get(key, "")
+    shape = SHAPE_TEXT.format(shape=" × ".join(str(n) for n in stage.shape))
+    plain = "`" + stage.formula.replace("`", "'") + "`"  # a plugin's words as code: never Markdown or HTML
+    if tex:
+        return f"$$\\large {tex}$$\n\n{plain}  \n**{shape}**"
+    return f"{plain}  \n**{shape}**"
 
 
 def _tokens_header(tokens: tuple[str, ...]) -> list[str]:

@@ -1,4 +1,4 @@
-"""Small glue every tab shares: errors as one sentence, cached PNGs as gr.Plot values, concurrency policy."""
+"""Small glue every tab shares: errors as one sentence, browser-drawn views, the API accordion, concurrency policy."""
 
 from __future__ import annotations
 
@@ -7,9 +7,10 @@ import html
 import logging
 
 import gradio as gr
-from gradio.components.plot import PlotData
 
 from core.config import ConfigError
+from core.render import web
+from core.serve import exports
 
 log = logging.getLogger("attention_lab.ui")
 
@@ -27,9 +28,41 @@ TRAINING_GROUP = "lab-training"
 TRAINING_LIMIT = 1
 
 
-def plot(data_url: str) -> PlotData:
-    """A PNG the core already rendered (and cached), as gr.Plot's value: no second savefig."""
-    return PlotData(type="matplotlib", plot=data_url)
+API = "For scripts (API)"  # the accordion on each tab that holds what a script needs, not a student
+EXPORT = "PNG for a worksheet"
+EXPORTED = "PNG of this view"
+
+gr.set_static_paths([web.ASSETS])  # the views' JS and CSS, served by the app itself (never a CDN)
+
+
+def view(value=None, elem_id: str | None = None, **kwargs) -> gr.HTML:
+    """A view the browser draws from numbers (core/render/web): value is a core.render.matrix/charts dict."""
+    return gr.HTML(value=value, html_template=web.TEMPLATE, js_on_load=web.JS_ON_LOAD, head=web.head(),
+                   elem_id=elem_id, show_label=False, container=False, padding=False, apply_default_css=False,
+                   **kwargs)
+
+
+def api_accordion() -> gr.Accordion:
+    """Collapsed: the JSON, option boxes and downloads a script needs; teaching screens stay for teaching."""
+    return gr.Accordion(API, open=False)
+
+
+def export_button(source: gr.HTML, elem_id: str) -> None:
+    """A button that draws the view once as a PNG (matplotlib, on demand) and offers it as a file."""
+    with gr.Row():
+        button = gr.Button(EXPORT, size="sm", scale=0, min_width=220, elem_id=f"{elem_id}-export")
+        file = gr.File(label=EXPORTED, visible=False, interactive=False, elem_id=f"{elem_id}-png")
+
+    @user_errors
+    def save(shown):
+        return gr.update(value=exports.png_file(shown), visible=True)
+
+    button.click(save, source, file, api_visibility="private", concurrency_id=CPU_GROUP, concurrency_limit=CPU_LIMIT)
+
+
+def note_update(text: str):
+    """A notes box shows only when there is something to say."""
+    return gr.update(value=text, visible=bool(text))
 
 
 def user_errors(fn):
