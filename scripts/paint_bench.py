@@ -3,6 +3,7 @@
     python scripts/paint_bench.py                 # start the app, warm it, 30 repetitions per control
     python scripts/paint_bench.py --reps 60 --json out.json
     python scripts/paint_bench.py --url http://127.0.0.1:7860/   # against a running app
+    git archive <commit> | tar -x -C /tmp/before && python scripts/paint_bench.py --app-dir /tmp/before   # another version
 
 Debian's Chromium (never a downloaded one) through Playwright. For each control the page records the
 timestamp of the first input event the action causes (pointerdown, keydown or input) and waits, inside
@@ -142,12 +143,6 @@ class Bench:
         x = thumb / 2 + (value - lo) / (hi - lo) * (box["width"] - thumb)
         self.page.mouse.click(box["x"] + x, box["y"] + box["height"] / 2)
 
-    def variant(self, title: str) -> None:
-        self.page.locator("#variant input").click()
-        option = self.page.get_by_role("option", name=title)
-        option.wait_for()
-        option.click()
-
     def run(self, control: str, reps: int) -> list[float]:
         page, out = self.page, []
         titles = ["Grouped-query attention", "Sliding window (local) attention",
@@ -162,17 +157,21 @@ class Bench:
                 out.append(self.timed(lambda: page.locator("#scaled input").click()))
             elif control == "heads":
                 self.fresh()
-                out.append(self.timed(lambda i=i: self.heads_slider(4 if i % 2 == 0 else 2)))
+                now = page.locator("#n_heads input[type=number]").input_value()
+                out.append(self.timed(lambda now=now: self.heads_slider(2 if now == "4" else 4)))
             elif control == "variant":
                 self.fresh()
+                now = page.locator("#variant input").input_value()
+                title = next(t for t in titles[i % len(titles):] + titles if t != now)
                 page.locator("#variant input").click()
-                option = page.get_by_role("option", name=titles[i % len(titles)])
+                option = page.get_by_role("option", name=title)
                 option.wait_for()
                 out.append(self.timed(option.click))
             elif control == "sentence":
                 out.append(self.timed(lambda: page.locator("#sentence textarea").fill(self.sentence())))
             elif control == "example":
-                target = examples.nth(2 if i % 2 == 0 else 0)
+                now = page.locator("#sentence textarea").input_value()
+                target = examples.nth(2) if examples.nth(2).inner_text().strip() != now else examples.nth(0)
                 out.append(self.timed(target.click))
         return out
 
@@ -186,6 +185,8 @@ def summary(ms: list[float]) -> dict:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--url", help="a running app (default: start one)")
+    parser.add_argument("--app-dir", default=str(Path(__file__).resolve().parent.parent),
+                        help="start app.py from this checkout (default: this one)")
     parser.add_argument("--reps", type=int, default=30)
     parser.add_argument("--warm", type=int, default=5, help="untimed repetitions per control first")
     parser.add_argument("--controls", default=",".join(CONTROLS))
@@ -198,7 +199,7 @@ def main() -> None:
     url = args.url
     if url is None:
         os.environ.setdefault("ATTENTION_LAB_WARM", "1")
-        proc, url, startup = start_app()
+        proc, url, startup = start_app(Path(args.app_dir))
         print(f"app up in {startup:.1f} s at {url}", flush=True)
     report = {"url": url, "loadavg_before": loadavg(), "controls": {}}
     try:

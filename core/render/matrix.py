@@ -12,7 +12,8 @@ The data contract (JSON; every string is drawn as text, never parsed as HTML):
     scale       {"min", "max", "stops": ["#rrggbb", ...], "ticks": [...], "digits"}: the colour bar, with numbers
     show_values write each value in its cell (short sentences); digits: decimals written and hovered
     boundary    draw the edge between allowed and blocked cells (the causal diagonal, a window's band)
-    labels      every visible string: x, y, hover, hover_blocked, legend [{"swatch", "text"}], title, ...;
+    labels      every visible string: x, y, hover, hover_blocked, legend [{"swatch", "text"}], title, note,
+                warning (a note the reader must not miss, e.g. "the sentence was cut"), ...;
                 hover templates take {q} {i} {k} {j} {value} {extra} {head}
     headview    {"labels"}: also draw the head view (lines from one token) under the heatmaps
     head_colors one colour per head (head view); max_columns, height_budget, max_cell: layout limits
@@ -164,7 +165,7 @@ def heatmaps(
     if headview:
         data["headview"] = {"labels": labels}
     data["stamp"] = stamp(data["rows"], data.get("cols"), [h["title"] for h in heads],
-                          [h["values"] for h in heads], scale["min"], scale["max"])
+                          [h["values"] for h in heads], scale["min"], scale["max"], labels.get("warning", ""))
     return data
 
 
@@ -177,9 +178,9 @@ def head_titles(n_heads: int, n_kv_heads: int | None = None) -> list[str]:
 
 
 def attention(tokens: Sequence[str], weights: Any, allowed: Any, scaled: Any | None = None,
-              n_kv_heads: int | None = None, normalised: bool = True) -> dict:
+              n_kv_heads: int | None = None, normalised: bool = True, note: str = "") -> dict:
     """The Attention tab's heatmaps: weights (H, T, T), the mask (T, T) or (H, T, T) True = may attend,
-    the scaled scores (H, T, T) for the hover; the head view below."""
+    the scaled scores (H, T, T) for the hover; the head view below; a note written above them, if any."""
     w = np.asarray(weights, dtype=float)
     H = w.shape[0]
     scale = weight_scale() if normalised else value_scale(w)
@@ -188,7 +189,8 @@ def attention(tokens: Sequence[str], weights: Any, allowed: Any, scaled: Any | N
     blocked = ~np.asarray(allowed, dtype=bool)
     if blocked.any():
         legend.append({"swatch": "blocked", "text": LABELS["blocked"]})
-    labels = {"hover": LABELS["hover"] if scaled is not None else LABELS["hover_plain"], "note": LABELS["click"]}
+    labels = {"hover": LABELS["hover"] if scaled is not None else LABELS["hover_plain"], "note": LABELS["click"],
+              "warning": note}
     extra = None
     if scaled is not None:
         s = np.asarray(scaled, dtype=float)

@@ -19,6 +19,7 @@ from ..lab.masking import sqrt_d_experiment, three_ways
 from ..lab.session import TRACE_MAX_TOKENS, Lab, Request, make_request, row_check, weights_payload
 from ..lab.text import tokenize
 from ..render import lab_charts, matrix
+from . import slots
 from .exports import remember
 
 VIEW_CACHE = 256
@@ -47,17 +48,23 @@ class AttentionView:
 
 @lru_cache(maxsize=VIEW_CACHE)
 def attention_view(lab: Lab, req: Request) -> AttentionView:
-    """Run the request and lay out its numbers for the page; cached on (lab, request)."""
+    """Run the request and lay out its numbers for the page; cached on (lab, request), computed in a CPU slot."""
+    with slots.CPU:
+        return _attention_view(lab, req)
+
+
+def _attention_view(lab: Lab, req: Request) -> AttentionView:
     run = lab.run(req)
     variant = lab.registry.get(req.variant)
     notes = [run.tokens.note]
     if not variant.uses_heads and req.n_heads != 1:
         notes.append(NOTES["no_heads"].format(title=variant.title))
     tr = run.trace
+    note = " ".join(n for n in notes if n)
     heat = matrix.attention(run.tokens.tokens, run.weights.numpy(), tr.mask[0].numpy(), tr.scaled[0].numpy(),
-                            n_kv_heads=tr.k.shape[1], normalised=getattr(variant, "normalised", True))
+                            n_kv_heads=tr.k.shape[1], normalised=getattr(variant, "normalised", True), note=note)
     return AttentionView(heat, mask_view(run.allowed.numpy().tobytes(), len(run.tokens)),
-                         row_check(run).line, " ".join(n for n in notes if n), weights_payload(run))
+                         row_check(run).line, note, weights_payload(run))
 
 
 @lru_cache(maxsize=VIEW_CACHE)

@@ -80,8 +80,8 @@ def launch(demo: gr.Blocks, **kwargs) -> None:
     """Serve on GRADIO_SERVER_NAME:GRADIO_SERVER_PORT (127.0.0.1:7860 by default); then warm the tabs.
 
     Warming (ATTENTION_LAB_WARM=0 turns it off) starts after the first page is served, so it never
-    delays start-up: each tab's default view (~3 s in all), the common heatmap frames (~3 s), then the
-    two default experiments (~17 s, in a worker process).
+    delays start-up: each tab's default view and the trained model's opening view (~3 s in all), then
+    the two default experiments (~17 s, in a worker process).
     """
     demo.launch(
         server_name=os.environ.get("GRADIO_SERVER_NAME", "127.0.0.1"),

@@ -8,7 +8,16 @@ from core.config import Option, options_json
 from core.serve import views
 
 from . import trained_panel
-from .common import CPU_GROUP, CPU_LIMIT, api_accordion, export_button, note_update, user_errors, view
+from .common import (
+    CPU_GROUP,
+    CPU_LIMIT,
+    api_accordion,
+    export_button,
+    problem_box,
+    sentence_not_error,
+    user_errors,
+    view,
+)
 
 TITLE = "Attention"
 EXAMPLES = [
@@ -75,17 +84,18 @@ def build(ctx) -> None:
                     controls[v.name] = [option_control(o, f"opt-{v.name}-{o.name}") for o in v.options]
                 groups.append(group)
         with gr.Column(scale=3):
-            heatmaps = view(first.heatmaps, elem_id="attention-heatmaps")
+            problem = problem_box("attention-problem")
+            heatmaps = view(first.heatmaps, elem_id="attention-heatmaps")  # notes are written in the view
             with gr.Row():
                 mask = view(first.mask, elem_id="attention-mask", scale=1, min_width=260)
                 with gr.Column(scale=2):
                     check = gr.Textbox(first.check, label=TEXT["check"], interactive=False, elem_id="check")
-                    note = gr.Textbox(first.note, label=TEXT["notes"], interactive=False, elem_id="note",
-                                      visible=bool(first.note))
                     export_button(heatmaps, "attention")
             with api_accordion():
                 options = gr.Textbox(value="{}", label=TEXT["options"], elem_id="options")
+                note = gr.Textbox(first.note, label=TEXT["notes"], interactive=False, elem_id="note")
                 payload = gr.JSON(first.payload, label=TEXT["payload"], open=False)
+                api_call = gr.Button(visible=False)  # the public /attention endpoint's own (queued) trigger
 
     trained = trained_panel.build(ctx)
     weights.change(
@@ -100,7 +110,7 @@ def build(ctx) -> None:
     outputs = [heatmaps, mask, check, note, payload]
 
     def shown(v: views.AttentionView) -> tuple:
-        return v.heatmaps, v.mask, v.check, note_update(v.note), v.payload
+        return v.heatmaps, v.mask, v.check, v.note, v.payload
 
     @user_errors
     def attention(sentence, variant="multi-head", causal=True, scaled=True, n_heads=2, d_model=16, seed=0,
@@ -108,7 +118,10 @@ def build(ctx) -> None:
         """Attention weights of every head for a sentence; JSON {"tokens": [...], "weights": [H][T][T]}."""
         return shown(views.attention(ctx.lab, sentence, variant, causal, scaled, n_heads, d_model, seed, options))
 
-    @user_errors
+    def draw(*values):
+        """The page's own call: the same view, one round trip, a mistake as a sentence (see sentence_not_error)."""
+        return shown(views.attention(ctx.lab, *values))
+
     def on_variant(data: dict):
         """A new variant in one round trip: its own controls, heads/scaling enabled where they apply, its view."""
         name = data[variant]
@@ -128,18 +141,19 @@ def build(ctx) -> None:
     for v in registry.variants.values():  # a variant's controls write its options JSON
         if controls[v.name]:
             triggers = [c.input if isinstance(c, gr.Slider) else c.change for c in controls[v.name]]
-            gr.on(triggers, user_errors(lambda *values, v=v: options_json(v.options, values)), controls[v.name], options,
-                  api_visibility="private", queue=False)
-    gr.on(
-        [sentence.change, causal.change, scaled.change, n_heads.change, d_model.change, seed.change, options.change],
-        attention, inputs, outputs, api_name="attention", concurrency_id=CPU_GROUP, concurrency_limit=CPU_LIMIT,
-        trigger_mode="always_last", show_progress="hidden",
-    )
-    variant.input(
-        on_variant, {variant, *inputs, *flat_controls}, [n_heads, scaled, about, options, *groups, *outputs],
-        api_visibility="private", concurrency_id=CPU_GROUP, concurrency_limit=CPU_LIMIT, trigger_mode="always_last",
-        show_progress="hidden",
-    )
+            write = sentence_not_error(lambda *values, v=v: (options_json(v.options, values),), 1)
+            gr.on(triggers, write, controls[v.name], [options, problem], api_visibility="private", queue=False)
+    api_call.click(attention, inputs, outputs, api_name="attention", concurrency_id=CPU_GROUP,
+                   concurrency_limit=CPU_LIMIT)
+    # The page's events skip Gradio's queue (one HTTP round trip instead of a join, a stream and a message:
+    # ~100-200 ms less per click, measured in docs/app.md); core.serve.slots bounds the CPU they use instead.
+    fast = dict(queue=False, api_visibility="private", trigger_mode="always_last", show_progress="hidden",
+                preprocess=False)  # raw values: views.attention checks them and says what is wrong in a sentence
+    gr.on([sentence.change, causal.change, scaled.change, n_heads.change, d_model.change, seed.change, options.change],
+          sentence_not_error(draw, len(outputs)), inputs, [*outputs, problem], **fast)
+    changed = [n_heads, scaled, about, options, *groups, *outputs]
+    variant.input(sentence_not_error(on_variant, len(changed)), {variant, *inputs, *flat_controls},
+                  [*changed, problem], **fast)
     ctx.shared["attention_inputs"] = inputs
     ctx.warm.append(trained.warm)  # the tiny model and its head roles (~0.7 s)
 

@@ -9,6 +9,7 @@ from core.serve import views
 from .common import CPU_GROUP, CPU_LIMIT, api_accordion, export_button, user_errors, view
 
 TITLE = "Causality"
+MAX_POSITION = 63  # the longest sentence the lab reads has 64 tokens
 SENTENCE = "The cat sat on the mat because it was tired"
 INTRO = ("Replace one token and measure how much each output row changes. With the causal mask, rows "
          "before the edit cannot move at all; switch the mask off to see the future leak into the past.")
@@ -25,11 +26,11 @@ TEXT = {
 
 def build(ctx) -> None:
     gr.Markdown(INTRO)
-    first = views.last_position(SENTENCE)
     with gr.Row():
         with gr.Column(scale=1, min_width=280):
             sentence = gr.Textbox(SENTENCE, label=TEXT["sentence"], lines=2, elem_id="causality-sentence")
-            position = gr.Slider(0, first, value=3, step=1, label=TEXT["position"], elem_id="causality-position")
+            position = gr.Slider(0, MAX_POSITION, value=3, step=1, label=TEXT["position"],
+                                 elem_id="causality-position")  # the API's range; the page narrows it to the sentence
             replacement = gr.Textbox("dog", label=TEXT["replacement"], elem_id="causality-replacement")
             causal = gr.Checkbox(value=True, label=TEXT["causal"], elem_id="causality-causal")
             variant = gr.Dropdown([(v.title, v.name) for v in ctx.registry.variants.values()], value="multi-head",
@@ -58,7 +59,7 @@ def build(ctx) -> None:
     kwargs = dict(concurrency_id=CPU_GROUP, concurrency_limit=CPU_LIMIT, trigger_mode="always_last",
                   show_progress="minimal")
     ctx.warm.append(lambda: causality(sentence.value, position.value, replacement.value, causal.value, variant.value))
-    gr.on([ctx.tab.select, position.input, replacement.change, causal.change, variant.change], causality,
+    gr.on([position.input, replacement.change, causal.change, variant.change], causality,
           inputs, outputs, api_name="causality", **kwargs)
-    sentence.change(positions, [sentence, position], position, api_visibility="private", queue=False).then(
-        causality, inputs, outputs, api_visibility="private", **kwargs)
+    gr.on([ctx.tab.select, sentence.change], positions, [sentence, position], position, api_visibility="private",
+          queue=False).then(causality, inputs, outputs, api_visibility="private", **kwargs)

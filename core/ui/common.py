@@ -82,3 +82,32 @@ def user_errors(fn):
                            print_exception=False) from None
 
     return wrapper
+
+
+PROBLEM = "Not redrawn"  # the label of the sentence that says why a setting could not be drawn
+APOLOGY = "Something went wrong computing this view; try other settings."
+
+
+def problem_box(elem_id: str) -> gr.Textbox:
+    """Where a fast (unqueued) event says, in one sentence, why it kept the last drawing."""
+    return gr.Textbox(label=PROBLEM, visible=False, interactive=False, elem_id=elem_id,
+                      elem_classes=["al-problem"])
+
+
+def sentence_not_error(fn, n_outputs: int):
+    """For events that skip Gradio's queue (one round trip instead of three): such an event cannot show an
+    error toast, so a person's mistake comes back as a sentence in the problem box (the last outputs), the
+    other outputs untouched. The public API keeps the queued event, whose errors are gr.Error."""
+
+    @functools.wraps(fn)
+    def wrapper(*args):
+        try:
+            return (*fn(*args), gr.update(visible=False))
+        except (ConfigError, ValueError, TypeError) as exc:
+            sentence = str(exc)
+        except Exception:  # a bug: log it, keep serving, never show a traceback
+            log.exception("unexpected error in %s", fn.__name__)
+            sentence = APOLOGY
+        return (*(gr.skip() for _ in range(n_outputs)), gr.update(value=sentence, visible=True))
+
+    return wrapper

@@ -7,6 +7,7 @@
   const GAP = 18; // px between heads
   const TITLE_H = 30; // px: a head's title line
   const MAX_LABEL = 12; // characters of a token shown in a label (the hover shows it whole)
+  const MIN_TALL = 12; // px
   let measureCtx = null;
 
   function textWidth(text, font) {
@@ -48,7 +49,8 @@
       const rowsOfHeads = Math.ceil(H / c);
       const cellW = Math.floor((W - labelW - (c - 1) * GAP - 2) / (c * nCols));
       const cellH = Math.floor((budget / rowsOfHeads - TITLE_H - xLabelH(cellW) - GAP) / nRows);
-      const cell = Math.max(minCell, Math.min(maxCell, cellW, cellH));
+      // the viewport's height never squeezes a cell below MIN_TALL px (a long sentence makes a tall page instead)
+      const cell = Math.max(minCell, Math.min(maxCell, cellW, Math.max(cellH, MIN_TALL)));
       if (!best || cell > best.cell) best = { columns: c, cell: cell };
     }
     return best;
@@ -190,6 +192,7 @@
 
     const frag = document.createDocumentFragment();
     if (labels.title) frag.appendChild(A.el("div", "al-view-title", labels.title));
+    if (labels.warning) frag.appendChild(A.el("div", "al-warning", labels.warning));
     frag.appendChild(A.legend(labels.legend, data.scale));
     if (labels.note) frag.appendChild(A.el("div", "al-note", labels.note));
     const grid = A.el("div", "al-grid");
