@@ -147,7 +147,7 @@ class Bench:
         page, out = self.page, []
         titles = ["Grouped-query attention", "Sliding window (local) attention",
                   "Multi-head, stacked (MultiHeadAttentionWrapper)", "Multi-head, fused (CausalSelfAttention)"]
-        examples = page.locator("button.gallery-item:visible")  # gr.Examples' buttons
+        examples = page.locator("button.gallery-item:visible, button.al-example:visible")  # the example buttons
         for i in range(reps):
             if control == "mask":
                 self.fresh()

@@ -215,9 +215,10 @@ def mask(allowed: Any) -> dict:
 
 
 def model_view(tokens: Sequence[str], weights: Any, titles: Sequence[Sequence[str]],
-               descriptions: Sequence[Sequence[str]], selected: tuple[int, int], allowed: Any = None) -> dict:
+               descriptions: Sequence[Sequence[str]], selected: tuple[int, int], allowed: Any = None,
+               note: str = "") -> dict:
     """Every layer x head (weights (L, H, T, T)) as small multiples; `selected` opened first; allowed (T, T)
-    True = may attend (the opened head hatches the rest)."""
+    True = may attend (the opened head hatches the rest); a note written above them, if any."""
     w = np.asarray(weights, dtype=float)
     blocked = None if allowed is None else (~np.asarray(allowed, dtype=bool)).astype(int).tolist()
     layers = [[{"title": titles[la][h], "values": rows(w[la, h]), **({"blocked": blocked} if blocked else {})}
@@ -232,13 +233,13 @@ def model_view(tokens: Sequence[str], weights: Any, titles: Sequence[Sequence[st
         "show_values": len(tokens) <= VALUES_UP_TO,
         "digits": 2,
         "boundary": True,
-        "labels": dict(MODEL_LABELS),
+        "labels": {**MODEL_LABELS, "warning": note},
         "heatmap_labels": {**LABELS, "hover": LABELS["hover_plain"], "note": LABELS["click"],
                            "legend": [{"swatch": "scale", "text": LABELS["scale"]},
                                       *([{"swatch": "blocked", "text": LABELS["blocked"]}] if blocked else [])]},
         "head_colors": list(colors.CATEGORICAL),
     }
-    data["stamp"] = stamp(data["rows"], [[h["values"] for h in layer] for layer in layers], data["selected"])
+    data["stamp"] = stamp(data["rows"], [[h["values"] for h in layer] for layer in layers], data["selected"], note)
     return data
 
 

@@ -32,7 +32,7 @@ def _trained(sentence: str, layer: int, head: int) -> TrainedView:
     T = len(panel.tokens)
     allowed = torch.ones(T, T, dtype=torch.bool).tril().numpy()  # the tiny model is causal
     data = matrix.model_view(panel.tokens, panel.weights.numpy(), panel.titles, panel.descriptions, panel.selected,
-                             allowed=allowed)
+                             allowed=allowed, note=panel.note)
     payload = {"tokens": panel.tokens, "layer": layer, "head": head, "weights": rounded(panel.weights[layer]),
                "heads": panel.titles[layer]}
     return TrainedView(data, panel.descriptions[layer][head], "\n".join(panel.descriptions[layer]), panel.note,

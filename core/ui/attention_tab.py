@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import json
+
 import gradio as gr
 
 from core.config import Option, options_json
@@ -67,7 +69,10 @@ def build(ctx) -> None:
     with gr.Row() as random_view:
         with gr.Column(scale=1, min_width=300):
             sentence = gr.Textbox(value=EXAMPLES[0], label=TEXT["sentence"], lines=2, max_lines=4, elem_id="sentence")
-            gr.Examples([[e] for e in EXAMPLES], inputs=[sentence], label=TEXT["examples"])
+            gr.Markdown(TEXT["examples"], elem_classes=["al-examples-title"])
+            with gr.Row(elem_classes=["al-examples"]):
+                examples = [gr.Button(e, size="sm", variant="secondary", elem_id=f"example-{i}",
+                                      elem_classes=["al-example"]) for i, e in enumerate(EXAMPLES)]
             variant = gr.Dropdown([(v.title, v.name) for v in registry.variants.values()], value="multi-head",
                                   label=TEXT["variant"], elem_id="variant",
                                   allow_custom_value=True)  # the API names a bad one itself
@@ -152,8 +157,10 @@ def build(ctx) -> None:
     gr.on([sentence.change, causal.change, scaled.change, n_heads.change, d_model.change, seed.change, options.change],
           sentence_not_error(draw, len(outputs)), inputs, [*outputs, problem], **fast)
     changed = [n_heads, scaled, about, options, *groups, *outputs]
-    variant.input(sentence_not_error(on_variant, len(changed)), {variant, *inputs, *flat_controls},
-                  [*changed, problem], **fast)
+    variant.change(sentence_not_error(on_variant, len(changed)), {variant, *inputs, *flat_controls},
+                   [*changed, problem], **fast)  # (a Dropdown's .input fires twice per pick)
+    for button, example in zip(examples, EXAMPLES, strict=True):  # set in the page: one round trip, not two
+        button.click(None, None, sentence, js=f"() => {json.dumps(example)}", queue=False)
     ctx.shared["attention_inputs"] = inputs
     ctx.warm.append(trained.warm)  # the tiny model and its head roles (~0.7 s)
 

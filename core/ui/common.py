@@ -60,11 +60,6 @@ def export_button(source: gr.HTML, elem_id: str) -> None:
     button.click(save, source, file, api_visibility="private", concurrency_id=CPU_GROUP, concurrency_limit=CPU_LIMIT)
 
 
-def note_update(text: str):
-    """A notes box shows only when there is something to say."""
-    return gr.update(value=text, visible=bool(text))
-
-
 def user_errors(fn):
     """Turn a person's mistake into gr.Error with one escaped sentence; anything else into a short apology."""
 

@@ -9,7 +9,7 @@ import gradio as gr
 from core.lab.trained_view import EXAMPLES, last_layer_and_head
 from core.serve.trained import opening_head, trained
 
-from .common import CPU_GROUP, CPU_LIMIT, api_accordion, export_button, note_update, user_errors, view
+from .common import CPU_GROUP, CPU_LIMIT, api_accordion, export_button, user_errors, view
 
 RANDOM, TRAINED = "random, seeded", "trained tiny model"
 INTRO = (
@@ -33,7 +33,7 @@ TEXT = {
 def show(sentence: str, layer: float, head: float):
     """Every layer x head of the trained model, the chosen head opened with its measured role; JSON last."""
     v = trained(sentence, layer, head)
-    return v.model, v.selected, v.roles, note_update(v.note), v.payload
+    return v.model, v.selected, v.roles, v.note, v.payload
 
 
 @dataclass
@@ -66,11 +66,11 @@ def build(ctx) -> TrainedPanel:
         gr.Markdown(INTRO)
         sentence = gr.Dropdown(list(EXAMPLES), value=EXAMPLES[0], allow_custom_value=True,
                                label=TEXT["sentence"], elem_id="trained-sentence")
-        model = view(None, elem_id="trained-heatmaps")  # the opened head's role is written in it
-        note = gr.Textbox(label=TEXT["notes"], interactive=False, visible=False, elem_id="trained-note")
+        model = view(None, elem_id="trained-heatmaps")  # the opened head's role and any note are written in it
         export_button(model, "trained")
         with api_accordion():
             selected = gr.Textbox(label=TEXT["selected"], interactive=False, elem_id="trained-role")
+            note = gr.Textbox(label=TEXT["notes"], interactive=False, elem_id="trained-note")
             with gr.Row():
                 layer = gr.Slider(0, last_layer, value=last_layer, step=1, label=TEXT["layer"], elem_id="trained-layer")
                 head = gr.Slider(0, last_head, value=0, step=1, label=TEXT["head"], elem_id="trained-head")

@@ -42,6 +42,7 @@
     const size = Math.max(60, Math.min(170, Math.floor((W - labelW - H * GAP) / H)));
     const frag = document.createDocumentFragment();
     frag.appendChild(A.el("div", "al-view-title", labels.title));
+    if (labels.warning) frag.appendChild(A.el("div", "al-warning", labels.warning));
     frag.appendChild(A.el("div", "al-note", labels.help));
     const grid = A.el("div", "al-model");
     layers.forEach((heads, l) => {
