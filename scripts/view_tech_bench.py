@@ -8,7 +8,7 @@ attention is computed: only sending and drawing are timed), measured in Debian's
 click's pointerdown to the first frame painted after the view changed:
 
 - html-canvas: gr.HTML with the lab's renderer (core/render/web: cells on a canvas, labels as DOM text);
-- html-dom:    gr.HTML, one <div> per cell with its value as text (what a plain DOM grid costs);
+- html-dom:    gr.HTML, one <div> per cell with its value as text (what a plain DOM grid costs, same data);
 - plotly:      gr.Plot with a plotly heatmap per head (Gradio bundles plotly.js; needs `pip install plotly`).
 """
 
@@ -36,7 +36,11 @@ const draw = () => {
   const d = props.value; if (!d) return;
   const root = element.querySelector('.grid-root'); root.replaceChildren();
   const T = d.rows.length, cell = Math.max(8, Math.floor((root.clientWidth - 40) / (Math.min(d.heads.length, 2) * T)));
-  for (const head of d.heads) {
+  for (const h of d.heads) {
+    const bin = atob(h.values.f32), bytes = new Uint8Array(bin.length);
+    for (let i = 0; i < bin.length; i++) bytes[i] = bin.charCodeAt(i);
+    const flat = new Float32Array(bytes.buffer), head = {values: []};
+    for (let i = 0; i < T; i++) head.values.push(Array.from(flat.subarray(i * T, (i + 1) * T)));
     const g = document.createElement('div');
     g.style.display = 'inline-grid'; g.style.gridTemplateColumns = `repeat(${T}, ${cell}px)`; g.style.margin = '8px';
     head.values.forEach((row, i) => row.forEach((v, j) => {
@@ -57,7 +61,7 @@ SIGNATURE = """() => {
   const r = document.querySelector('#out .al-root, #out .grid-root');
   if (r) return r.dataset.stamp || '';
   const p = document.querySelector('#out .js-plotly-plot');
-  return p && p.data ? String(p.data[0].z[0][0]) + String(p.data.length) : '';
+  return p && p.data && p.data.length ? JSON.stringify(p.data.map(d => d.z)) : '';
 }"""
 ARM = """() => {
   window.__t0 = null;
@@ -66,11 +70,13 @@ ARM = """() => {
 }""".replace("SIGNATURE", SIGNATURE)
 PAINTED = """async () => {
   const sig = SIGNATURE;
-  await new Promise(resolve => {
-    if (sig() !== window.__old) return resolve();
-    const obs = new MutationObserver(() => { if (sig() !== window.__old) { obs.disconnect(); resolve(); } });
+  const ok = await new Promise(resolve => {
+    if (sig() !== window.__old) return resolve(true);
+    const obs = new MutationObserver(() => { if (sig() !== window.__old) { obs.disconnect(); resolve(true); } });
     obs.observe(document.body, {subtree: true, childList: true, attributes: true});
+    setTimeout(() => { obs.disconnect(); resolve(false); }, 30000);
   });
+  if (!ok) throw new Error('the view did not change within 30 s');
   await new Promise(r => requestAnimationFrame(() => setTimeout(r, 0)));
   return performance.now() - window.__t0;
 }""".replace("SIGNATURE", SIGNATURE)
@@ -131,7 +137,7 @@ def app(way: str, tokens, sets):
             out = gr.HTML(values[0], html_template='<div class="grid-root"></div>', js_on_load=DOM_JS, elem_id="out")
         else:
             out = gr.Plot(values[0], elem_id="out")
-        button.click(lambda i: (values[1 - i], 1 - i), state, [out, state])
+        button.click(lambda i: (values[1 - i], 1 - i), state, [out, state], queue=False)  # as the Attention tab
     return demo
 
 

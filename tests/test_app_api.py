@@ -41,6 +41,9 @@ def test_attention_outputs_check_line_and_mask_toggle(client):
     assert "leaks" in plots_off[2]
     assert plots_on[0]["kind"] == "heatmaps" and plots_on[0]["stamp"] != plots_off[0]["stamp"]  # numbers to draw
     assert "blocked" in plots_on[0]["heads"][0] and "blocked" not in plots_off[0]["heads"][0]
+    from core.render.matrix import unpacked
+
+    assert unpacked(plots_off[0]["heads"][0]["values"])[0][3] > 0  # the view draws the API's numbers
     w = plots_off[-1]["weights"][0]
     assert w[0][3] > 0  # without the mask the first token sees the last
 

@@ -58,3 +58,35 @@ def test_every_served_view_can_be_exported(lab, tmp_path):
     v = views.attention(lab, "The cat sat on the mat", n_heads=4)
     path = exports.png_file({"stamp": v.heatmaps["stamp"]}, folder=str(tmp_path))
     assert open(path, "rb").read(8) == b"\x89PNG\r\n\x1a\n"
+
+
+def test_unqueued_attention_views_compute_two_at_a_time(lab, monkeypatch):
+    import threading
+    import time
+
+    from core.serve import slots
+
+    running, most, calls, lock = [0], [0], [0], threading.Lock()
+    real = views._attention_view
+
+    def counted(lab, req):
+        with lock:
+            calls[0] += 1
+            running[0] += 1
+            most[0] = max(most[0], running[0])
+        time.sleep(0.05)
+        try:
+            return real(lab, req)
+        finally:
+            with lock:
+                running[0] -= 1
+
+    monkeypatch.setattr(views, "_attention_view", counted)
+    threads = [threading.Thread(target=views.attention, args=(lab, f"slot test {i}")) for i in range(6)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert most[0] == slots.SLOTS == 2 and calls[0] == 6
+    views.attention(lab, "slot test 0")  # cached: takes no slot and computes nothing
+    assert calls[0] == 6

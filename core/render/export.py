@@ -16,28 +16,22 @@ from matplotlib.colors import LinearSegmentedColormap
 from matplotlib.figure import Figure
 from matplotlib.patches import Rectangle
 
+from .matrix import unpacked
 from .plots import font_family, tick_label
 
 DPI = 110
 BLOCKED = "#d4d4d4"
 
 
-def _matrix(values: list) -> np.ndarray:
-    def num(v):
-        if v is None:
-            return np.nan
-        if isinstance(v, str):
-            return -np.inf if v.startswith("-") else np.inf
-        return float(v)
-
-    return np.array([[num(v) for v in row] for row in values], dtype=float)
+def _matrix(values) -> np.ndarray:
+    return np.asarray(unpacked(values), dtype=float)
 
 
 def _heatmap_axes(ax, head: dict, data: dict, rows: list[str], cols: list[str], cmap, labels: dict) -> object:
     m = _matrix(head["values"])
     scale = data["scale"]
     shown = np.where(np.isneginf(m), scale["min"], m)
-    blocked = np.asarray(head.get("blocked") or np.zeros(m.shape), dtype=bool)
+    blocked = _matrix(head["blocked"]).astype(bool) if head.get("blocked") else np.zeros(m.shape, dtype=bool)
     shown = np.ma.masked_array(shown, mask=blocked)
     image = ax.imshow(shown, cmap=cmap, vmin=scale["min"], vmax=scale["max"], interpolation="nearest")
     ax.set_facecolor(BLOCKED)  # blocked cells are masked out of the image: grey, hatched below

@@ -7,8 +7,10 @@ The data contract (JSON; every string is drawn as text, never parsed as HTML):
     rows        row tokens (queries), in order; labels read "i token"
     cols        column labels when they are not the row tokens (e.g. "q0".."q7" for Q); omitted = rows
     col_tokens  True when cols are tokens too (a key/value cache): clicks highlight columns as well
-    heads       [{"title", "values": [[...]] (numbers, "-inf", "inf" or null), "blocked": [[0|1]] or absent,
-                  "extra": [[...]] or absent (a second number the hover shows, e.g. the scaled score)}]
+    heads       [{"title", "values", "blocked" (0/1, absent = none), "extra" (absent = none: a second number the
+                  hover shows, e.g. the scaled score)}]; each matrix either packed ({"f32": base64 little-endian
+                  float32, "shape": [R, C]}; {"u8": ...} for blocked; see packed()) or nested lists (numbers,
+                  "-inf", "inf" or null): the page reads both, the lab sends packed
     scale       {"min", "max", "stops": ["#rrggbb", ...], "ticks": [...], "digits"}: the colour bar, with numbers
     show_values write each value in its cell (short sentences); digits: decimals written and hovered
     boundary    draw the edge between allowed and blocked cells (the causal diagonal, a window's band)
@@ -20,11 +22,13 @@ The data contract (JSON; every string is drawn as text, never parsed as HTML):
     modelview   adds "layers": [[head, ...], ...], "descriptions": [[text]], "selected": [layer, head],
                 "heatmap_labels" (the labels of the opened head's heatmap)
 
-Values are rounded to 4 decimals: a hover shows 2, and the API's JSON keeps 6.
+Values go as float32 (a hover shows 2 decimals; the API's JSON keeps 6).
 """
 
 from __future__ import annotations
 
+import base64
+import hashlib
 from collections.abc import Sequence
 from typing import Any
 
@@ -34,7 +38,6 @@ from ..lab.steps import TOKEN_STAGES
 from . import colors
 from .web import stamp
 
-DIGITS = 4  # decimals sent to the page
 VALUES_UP_TO = 16  # tokens: write each value in its cell up to this many rows
 
 LABELS = {
@@ -72,19 +75,21 @@ MODEL_LABELS = {
 }
 
 
-def rows(values: Any, digits: int = DIGITS) -> list:
-    """A matrix as nested lists for JSON: rounded, -inf/inf as strings, NaN as null."""
-    a = np.asarray(values, dtype=float)
-    out = np.round(a, digits).tolist()
-    bad = ~np.isfinite(a)
-    if bad.any():
-        for idx in zip(*np.nonzero(bad), strict=True):
-            v = a[idx]
-            cell = out
-            for k in idx[:-1]:
-                cell = cell[k]
-            cell[idx[-1]] = None if np.isnan(v) else ("-inf" if v < 0 else "inf")
-    return out
+def packed(values: Any, dtype: str = "f32") -> dict:
+    """A matrix for the page as one base64 string: {"f32": ..., "shape": [R, C]} (little-endian float32, -inf and
+    NaN kept) or {"u8": ...} for 0/1 flags. A string costs Gradio and the page nothing per number; nested lists
+    of 32,768 numbers cost seconds (measured in docs/app.md)."""
+    a = np.ascontiguousarray(values, dtype="<f4" if dtype == "f32" else np.uint8)
+    return {dtype: base64.b64encode(a.tobytes()).decode("ascii"), "shape": list(a.shape)}
+
+
+def unpacked(value: Any) -> np.ndarray:
+    """The matrix of a packed dict or of nested lists ("-inf"/"inf" strings, null as NaN)."""
+    if isinstance(value, dict):
+        kind = "f32" if "f32" in value else "u8"
+        dtype = "<f4" if kind == "f32" else np.uint8
+        return np.frombuffer(base64.b64decode(value[kind]), dtype=dtype).reshape(value["shape"])
+    return np.array([[np.nan if v is None else float(v) for v in row] for row in value], dtype=float)
 
 
 def _ticks(lo: float, hi: float, n: int = 5) -> list[float]:
@@ -138,11 +143,11 @@ def heatmaps(
         blocked_h = [b] * len(mats) if b.ndim == 2 else list(np.broadcast_to(b, (len(mats), *b.shape[-2:])))
     heads = []
     for h, m in enumerate(mats):
-        head: dict[str, Any] = {"title": titles[h], "values": rows(m)}
+        head: dict[str, Any] = {"title": titles[h], "values": packed(m)}
         if blocked_h is not None and blocked_h[h].any():
-            head["blocked"] = blocked_h[h].astype(int).tolist()
+            head["blocked"] = packed(blocked_h[h], "u8")
         if extra is not None:
-            head["extra"] = rows(extra[h], 2)
+            head["extra"] = packed(extra[h])
         heads.append(head)
     if legend is None:
         legend = [{"swatch": "scale", "text": labels["scale"]}]
@@ -164,9 +169,19 @@ def heatmaps(
         data["cols"] = list(cols)
     if headview:
         data["headview"] = {"labels": labels}
-    data["stamp"] = stamp(data["rows"], data.get("cols"), [h["title"] for h in heads],
-                          [h["values"] for h in heads], scale["min"], scale["max"], labels.get("warning", ""))
+    data["stamp"] = stamp(data["rows"], data.get("cols"), [h["title"] for h in heads], _digest(heads),
+                          scale["min"], scale["max"], labels.get("warning", ""))
     return data
+
+
+def _digest(heads: list[dict]) -> str:
+    """A short hash of every packed matrix of the heads (cheap: the bytes, not the numbers)."""
+    h = hashlib.blake2b(digest_size=8)
+    for head in heads:
+        for key in ("values", "blocked", "extra"):
+            if key in head:
+                h.update(key.encode() + head[key].get("f32", head[key].get("u8", "")).encode())
+    return h.hexdigest()
 
 
 def head_titles(n_heads: int, n_kv_heads: int | None = None) -> list[str]:
@@ -220,8 +235,8 @@ def model_view(tokens: Sequence[str], weights: Any, titles: Sequence[Sequence[st
     """Every layer x head (weights (L, H, T, T)) as small multiples; `selected` opened first; allowed (T, T)
     True = may attend (the opened head hatches the rest); a note written above them, if any."""
     w = np.asarray(weights, dtype=float)
-    blocked = None if allowed is None else (~np.asarray(allowed, dtype=bool)).astype(int).tolist()
-    layers = [[{"title": titles[la][h], "values": rows(w[la, h]), **({"blocked": blocked} if blocked else {})}
+    blocked = None if allowed is None else packed(~np.asarray(allowed, dtype=bool), "u8")
+    layers = [[{"title": titles[la][h], "values": packed(w[la, h]), **({"blocked": blocked} if blocked else {})}
                for h in range(w.shape[1])] for la in range(w.shape[0])]
     data = {
         "kind": "modelview",
@@ -239,7 +254,7 @@ def model_view(tokens: Sequence[str], weights: Any, titles: Sequence[Sequence[st
                                       *([{"swatch": "blocked", "text": LABELS["blocked"]}] if blocked else [])]},
         "head_colors": list(colors.CATEGORICAL),
     }
-    data["stamp"] = stamp(data["rows"], [[h["values"] for h in layer] for layer in layers], data["selected"], note)
+    data["stamp"] = stamp(data["rows"], [_digest(layer) for layer in layers], data["selected"], note)
     return data
 
 

@@ -23,22 +23,57 @@
   };
 
   A.num = function (v, digits) {
-    if (v === null || v === undefined) return "";
+    if (v === null || v === undefined || Number.isNaN(v)) return "";
     if (v === "-inf" || v === -Infinity) return "-∞";
     if (v === "inf" || v === Infinity) return "∞";
     return Number(v).toFixed(digits === undefined ? 2 : digits);
   };
 
-  // Hex stops "#rrggbb" -> a function t in [0, 1] -> [r, g, b], linear between stops.
+  // Hex stops "#rrggbb" -> a function t in [0, 1] -> [r, g, b], linear between stops (a 1024-entry table).
   A.colormap = function (stops) {
     const rgb = stops.map((h) => [1, 3, 5].map((i) => parseInt(h.slice(i, i + 2), 16)));
+    const N = 1024, lut = [];
+    for (let n = 0; n < N; n++) {
+      const x = (n / (N - 1)) * Math.max(rgb.length - 1, 0);
+      const i = Math.min(Math.floor(x), Math.max(rgb.length - 2, 0)), f = x - i;
+      const a = rgb[i], b = rgb[Math.min(i + 1, rgb.length - 1)];
+      lut.push([0, 1, 2].map((k) => Math.round(a[k] + (b[k] - a[k]) * f)));
+    }
     return function (t) {
       if (!(t >= 0)) t = 0;
       if (t > 1) t = 1;
-      const x = t * (rgb.length - 1), i = Math.min(Math.floor(x), rgb.length - 2), f = x - i;
-      const a = rgb[i], b = rgb[i + 1];
-      return [0, 1, 2].map((k) => Math.round(a[k] + (b[k] - a[k]) * f));
+      return lut[Math.round(t * (N - 1))];
     };
+  };
+
+  // A matrix from the server as rows: nested lists ("-inf"/"inf" strings, null) or packed
+  // {"f32" | "u8": base64, "shape": [R, C]} (one string: cheap for Gradio and the page at any size).
+  A.unpack = function (m) {
+    if (!m) return null;
+    if (Array.isArray(m)) {
+      return m.map((row) => row.map((v) => (v === "-inf" ? -Infinity : v === "inf" ? Infinity : v === null ? NaN : Number(v))));
+    }
+    const bin = atob(m.f32 || m.u8 || "");
+    const bytes = new Uint8Array(bin.length);
+    for (let i = 0; i < bin.length; i++) bytes[i] = bin.charCodeAt(i);
+    const flat = m.f32 ? new Float32Array(bytes.buffer) : bytes;
+    const [R, C] = m.shape;
+    const out = [];
+    for (let i = 0; i < R; i++) out.push(flat.subarray(i * C, (i + 1) * C));
+    return out;
+  };
+
+  // The heads of a view with their matrices unpacked once per head object (a redraw reuses them).
+  const unpackedHeads = new WeakMap();
+  A.unpackHeads = function (heads) {
+    return (heads || []).map((h) => {
+      let rows = unpackedHeads.get(h);
+      if (!rows) {
+        rows = { values: A.unpack(h.values), blocked: A.unpack(h.blocked), extra: A.unpack(h.extra) };
+        unpackedHeads.set(h, rows);
+      }
+      return Object.assign({}, h, rows);
+    });
   };
 
   A.css = (c) => `rgb(${c[0]},${c[1]},${c[2]})`;

@@ -6,9 +6,9 @@
   const ROW = 30; // px per token
   const MAX_STROKE = 14; // px: a weight of 1
 
-  A.views.headview = function (root, data, ctx) {
+  A.views.headview = function (root, data, ctx, width) {
     const state = ctx.state;
-    const tokens = data.rows || [], heads = data.heads || [];
+    const tokens = data.rows || [], heads = A.unpackHeads(data.heads);
     const labels = (data.headview && data.headview.labels) || data.labels || {};
     const colours = data.head_colors || ["#0072B2"];
     const T = tokens.length;
@@ -36,7 +36,7 @@
     });
     root.appendChild(chips);
 
-    const W = Math.min(root.clientWidth || 600, 900);
+    const W = Math.min(width || root.clientWidth || 600, 900);
     const colW = Math.min(260, W * 0.34);
     const H = T * ROW + 10;
     const svg = A.svg("svg", { width: W, height: H, class: "al-hv-svg", role: "img" });
@@ -60,6 +60,10 @@
     });
     root.appendChild(svg);
     const tip = A.tooltip(root);
+    gLines.addEventListener("mousemove", (ev) => {
+      if (ev.target.dataset && ev.target.dataset.hover) tip.show(ev.target.dataset.hover, ev);
+    });
+    gLines.addEventListener("mouseleave", () => tip.hide());
 
     function lines() {
       const q = state.hvHover !== null && state.hvHover !== undefined ? state.hvHover : state.hvQuery;
@@ -79,10 +83,9 @@
             "stroke-opacity": 0.35 + 0.55 * v, "stroke-linecap": "round", class: "al-hv-line",
           });
           line.setAttribute("data-line-head", String(h));
-          line.addEventListener("mousemove", (ev) => tip.show(A.fill(labels.headview_hover, {
+          line.dataset.hover = A.fill(labels.headview_hover, {
             head: heads[h].title, q: tokens[q], i: q, k: tokens[j], j: j, value: A.num(v, data.digits),
-          }), ev));
-          line.addEventListener("mouseleave", () => tip.hide());
+          });
           gLines.appendChild(line);
         });
       });

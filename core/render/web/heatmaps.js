@@ -79,23 +79,32 @@
     ctx.scale(dpr, dpr);
     const s = data.scale, span = s.max - s.min || 1;
     const blocked = head.blocked;
-    let pattern = null;
+    // One pixel per cell in an ImageData, scaled up without smoothing: no per-cell fill style to parse.
+    const img = new ImageData(Math.max(nC, 1), Math.max(nR, 1));
     const colours = [];
     for (let i = 0; i < nR; i++) {
-      colours.push([]);
+      const row = [];
       for (let j = 0; j < nC; j++) {
-        if (blocked && blocked[i][j]) {
-          pattern = pattern || blockedPattern(ctx);
-          ctx.fillStyle = pattern;
-          colours[i].push(null);
-        } else {
-          const v = cellValue(head.values[i][j]);
-          const c = cmap(v === -Infinity ? 0 : v === Infinity ? 1 : (v - s.min) / span);
-          ctx.fillStyle = A.css(c);
-          colours[i].push(c);
-        }
-        ctx.fillRect(j * cell, i * cell, cell, cell);
+        const k = 4 * (i * nC + j);
+        if (blocked && blocked[i][j]) { row.push(null); continue; } // transparent: hatched below
+        const v = cellValue(head.values[i][j]);
+        const c = cmap(v === -Infinity ? 0 : v === Infinity ? 1 : (v - s.min) / span);
+        img.data[k] = c[0]; img.data[k + 1] = c[1]; img.data[k + 2] = c[2]; img.data[k + 3] = 255;
+        row.push(c);
       }
+      colours.push(row);
+    }
+    const small = document.createElement("canvas");
+    small.width = Math.max(nC, 1);
+    small.height = Math.max(nR, 1);
+    small.getContext("2d").putImageData(img, 0, 0);
+    ctx.imageSmoothingEnabled = false;
+    ctx.drawImage(small, 0, 0, nC * cell, nR * cell);
+    if (blocked) {
+      ctx.beginPath();
+      for (let i = 0; i < nR; i++) for (let j = 0; j < nC; j++) if (blocked[i][j]) ctx.rect(j * cell, i * cell, cell, cell);
+      ctx.fillStyle = blockedPattern(ctx);
+      ctx.fill();
     }
     if (blocked && data.boundary) { // the mask's edge: where "may attend" meets "blocked"
       ctx.strokeStyle = "#111";
@@ -160,19 +169,26 @@
     return box;
   }
 
+  // One row band and one column band per head, moved to the clicked token (never T of each: 64 tokens x 8 heads
+  // would be a thousand elements to build on every redraw).
   function highlight(root, index) {
     root.querySelectorAll(".al-on").forEach((e) => e.classList.remove("al-on"));
     root.querySelectorAll(".al-hl").forEach((e) => (e.hidden = true));
     if (index === null || index === undefined) return;
     root.querySelectorAll(`.al-label[data-index="${index}"]`).forEach((e) => e.classList.add("al-on"));
-    root.querySelectorAll(`.al-hl-row[data-index="${index}"], .al-hl-col[data-index="${index}"]`)
-      .forEach((e) => (e.hidden = false));
+    root.querySelectorAll(".al-hl").forEach((band) => {
+      const cell = Number(band.dataset.cell), n = Number(band.dataset.n);
+      if (index >= n) return;
+      band.dataset.index = String(index);
+      band.style[band.classList.contains("al-hl-row") ? "top" : "left"] = index * cell + "px";
+      band.hidden = false;
+    });
   }
 
   A.views.heatmaps = function (root, data, ctx) {
     const state = ctx.state;
     const rows = data.rows || [], cols = data.cols || rows, colsAreTokens = !data.cols || data.col_tokens;
-    const heads = data.heads || [];
+    const heads = A.unpackHeads(data.heads);
     const labels = data.labels || {};
     const tip = A.tooltip(root);
     const fam = getComputedStyle(root).fontFamily || "sans-serif";
@@ -219,23 +235,14 @@
         const canvas = A.el("canvas", "al-canvas");
         stage.appendChild(canvas);
         drawCells(canvas, head, data, cell, cmap, showValues);
-        for (let i = 0; i < rows.length; i++) { // highlight bands, shown on click
-          const band = A.el("div", "al-hl al-hl-row");
-          band.dataset.index = i;
-          band.style.top = i * cell + "px";
-          band.style.height = cell + "px";
+        for (const [cls, n] of [["al-hl-row", rows.length], ["al-hl-col", colsAreTokens ? cols.length : 0]]) {
+          if (!n) continue;
+          const band = A.el("div", "al-hl " + cls); // the highlight band, placed on click
+          band.dataset.cell = cell;
+          band.dataset.n = n;
+          band.style[cls === "al-hl-row" ? "height" : "width"] = cell + "px";
           band.hidden = true;
           stage.appendChild(band);
-        }
-        if (colsAreTokens) {
-          for (let j = 0; j < cols.length; j++) {
-            const band = A.el("div", "al-hl al-hl-col");
-            band.dataset.index = j;
-            band.style.left = j * cell + "px";
-            band.style.width = cell + "px";
-            band.hidden = true;
-            stage.appendChild(band);
-          }
         }
         canvas.addEventListener("mousemove", (ev) => {
           const b = canvas.getBoundingClientRect();
@@ -282,7 +289,7 @@
     if (data.headview && A.views.headview) {
       const hv = A.el("div", "al-headview-box");
       root.insertBefore(hv, root.querySelector(":scope > .al-tip"));
-      A.views.headview(hv, data, ctx);
+      A.views.headview(hv, data, ctx, W); // its width given: reading it would lay out all of the above first
     }
   };
 })();

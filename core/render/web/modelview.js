@@ -27,7 +27,7 @@
 
   A.views.modelview = function (root, data, ctx) {
     const state = ctx.state;
-    const layers = data.layers || [];
+    const layers = (data.layers || []).map((heads) => A.unpackHeads(heads));
     const labels = data.labels || {};
     const key = (data.rows || []).join("\u0000");
     if (!state.open || state.mvKey !== key || state.mvSelected !== String(data.selected)) {
