@@ -25,6 +25,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 os.environ.setdefault("GRADIO_ANALYTICS_ENABLED", "False")
+os.environ.setdefault("GRADIO_RUN_HISTORY", "False")  # as the lab: Gradio's run history costs ~1 ms per KB of output
 
 CHROMIUM = os.environ.get("CHROMIUM", "/usr/bin/chromium")
 ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update",
@@ -146,7 +147,7 @@ def measure(way: str, T: int, H: int, reps: int, warm: int) -> dict:
 
     tokens, sets = datasets(T, H)
     demo = app(way, tokens, sets)
-    demo.launch(prevent_thread_lock=True, server_name="127.0.0.1", quiet=True, ssr_mode=False)
+    demo.launch(prevent_thread_lock=True, server_name="127.0.0.1", quiet=True, ssr_mode=False, run_history=False)
     try:
         with sync_playwright() as p:
             browser = p.chromium.launch(executable_path=CHROMIUM, args=ARGS)

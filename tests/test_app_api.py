@@ -144,6 +144,7 @@ def test_launch_reads_the_environment_stays_offline_and_warms_after_serving(monk
     kw = fake.kwargs
     assert kw["server_name"] == "0.0.0.0" and kw["server_port"] == 7999
     assert kw["ssr_mode"] is False and not isinstance(kw["theme"], str)  # no Hub theme by name
+    assert kw["run_history"] is False  # no copy of every call in the browser's localStorage
     assert events == ["serving", "warm", "blocked"]  # warming never delays the first page
     events.clear()
     monkeypatch.setenv("ATTENTION_LAB_WARM", "0")

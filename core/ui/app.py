@@ -15,6 +15,10 @@ os.environ.setdefault("GRADIO_ANALYTICS_ENABLED", "False")  # no network at run 
 # /monitoring page): a cost that grows with the server's age. Keep the last 1,000, summarised every 100.
 os.environ.setdefault("GRADIO_ANALYTICS_MAX_EVENTS", "1000")
 os.environ.setdefault("GRADIO_ANALYTICS_CACHE_FREQUENCY", "100")
+# Gradio's "run history" keeps every call's inputs and outputs in the browser's localStorage (up to 100), re-read
+# and re-written whole on every event: ~1 ms of the page's time per KB of outputs, growing with each click, and
+# a class's sentences left on shared machines. Off (the API's own /runs page is not part of the lab).
+os.environ.setdefault("GRADIO_RUN_HISTORY", "False")
 
 import gradio as gr  # noqa: E402
 
@@ -73,6 +77,7 @@ def launch_options() -> dict[str, Any]:
                                    font_mono=["ui-monospace", "monospace"]),  # no Google Fonts download
         "ssr_mode": False,
         "show_error": True,  # gr.Error messages reach the page; they are one escaped sentence, never a traceback
+        "run_history": False,  # see GRADIO_RUN_HISTORY above
     }
 
 
