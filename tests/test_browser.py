@@ -99,6 +99,22 @@ def test_the_heatmaps_fill_their_panel_with_square_cells_and_big_labels(browser,
         page.close()
 
 
+def test_every_label_of_24_tokens_is_shown_at_14_px_or_more_at_1280(browser, app_url):
+    page = open_page(browser, app_url, width=1280, height=800)
+    try:
+        type_sentence(page, " ".join(f"word{i}" for i in range(24)))
+        shown = page.evaluate("""() => [...document.querySelectorAll('#attention-heatmaps .al-grid .al-label')]
+            .filter(e => getComputedStyle(e).visibility !== 'hidden')
+            .map(e => [e.closest('.al-x') ? 'x' : 'y', parseFloat(getComputedStyle(e).fontSize)])""")
+        assert sum(1 for side, _ in shown if side == "x") == 2 * 24 and sum(1 for side, _ in shown if side == "y") >= 24
+        assert min(size for _, size in shown) >= 14
+        boxes = page.evaluate("""() => [...document.querySelectorAll('#attention-heatmaps [data-head="0"] .al-x .al-label')]
+            .map(e => { const r = e.getBoundingClientRect(); return [r.left, r.right]; })""")
+        assert all(a[1] <= b[0] + 0.5 for a, b in zip(boxes, boxes[1:], strict=False))  # never overlapping
+    finally:
+        page.close()
+
+
 def test_a_colour_scale_with_numbers_and_a_legend_for_blocked_cells(page):
     ticks = page.locator("#attention-heatmaps .al-scale .al-tick").all_inner_texts()
     assert ticks == ["0.00", "0.25", "0.50", "0.75", "1.00"]

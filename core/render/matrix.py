@@ -314,7 +314,9 @@ def stage(st: Any, tokens: Sequence[str]) -> dict:
     m = np.array(st.rows, dtype=float)  # "-inf" strings become -inf
     is_tokens = st.columns_are_tokens if st.columns_are_tokens is not None else st.name in TOKEN_STAGES
     blocked = np.isneginf(m)
-    scale = weight_scale() if st.name == "weights" else value_scale(np.where(blocked, 0.0, m))
+    finite = m[np.isfinite(m)]
+    softmax = st.name == "weights" and (finite.size == 0 or (finite.min() >= 0 and finite.max() <= 1))
+    scale = weight_scale() if softmax else value_scale(np.where(blocked, 0.0, m))
     legend = [{"swatch": "scale", "text": STAGE_LABELS["scale"] if st.name != "weights" else LABELS["scale"]}]
     if blocked.any():
         legend.append({"swatch": "blocked", "text": STAGE_LABELS["blocked"]})

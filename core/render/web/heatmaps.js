@@ -7,7 +7,9 @@
   const GAP = 18; // px between heads
   const TITLE_H = 30; // px: a head's title line
   const MAX_LABEL = 12; // characters of a token shown in a label (the hover shows it whole)
-  const MIN_TALL = 12; // px
+  const MIN_TALL = 12; // px: the height budget never makes cells smaller than this ...
+  const MIN_TALL_LABELLED = 18; // ... or this, up to 24 tokens: a 15 px label per row and column
+  const LABEL_PITCH = 1.15; // a label needs this many times its font size along the axis
   let measureCtx = null;
 
   function textWidth(text, font) {
@@ -50,7 +52,8 @@
       const cellW = Math.floor((W - labelW - (c - 1) * GAP - 2) / (c * nCols));
       const cellH = Math.floor((budget / rowsOfHeads - TITLE_H - xLabelH(cellW) - GAP) / nRows);
       // the viewport's height never squeezes a cell below MIN_TALL px (a long sentence makes a tall page instead)
-      const cell = Math.max(minCell, Math.min(maxCell, cellW, Math.max(cellH, MIN_TALL)));
+      const tall = nRows <= 24 ? MIN_TALL_LABELLED : MIN_TALL; // up to 24 tokens every label must fit
+      const cell = Math.max(minCell, Math.min(maxCell, cellW, Math.max(cellH, tall)));
       if (!best || cell > best.cell) best = { columns: c, cell: cell };
     }
     return best;
@@ -143,7 +146,7 @@
 
   function axisLabels(texts, full, cell, vertical, px, cls, widthOrHeight) {
     const box = A.el("div", "al-axis " + cls);
-    const every = Math.max(1, Math.ceil((px * 1.25) / cell));
+    const every = Math.max(1, Math.ceil((px * LABEL_PITCH) / cell));
     texts.forEach((t, i) => {
       const span = A.el("span", "al-label", t);
       span.dataset.index = i;
