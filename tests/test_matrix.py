@@ -12,7 +12,7 @@ from matplotlib.colors import to_hex
 from core import load_registry
 from core.lab import steps
 from core.lab.session import Lab, make_request
-from core.render import colors, matrix
+from core.render import colors, matrix, tab_matrices
 
 
 @pytest.fixture(scope="module")
@@ -99,14 +99,14 @@ def test_mask_view_and_the_three_ways():
     allowed = np.tril(np.ones((4, 4), dtype=bool))
     m = matrix.mask(allowed)
     assert np.array_equal(matrix.unpacked(m["heads"][0]["blocked"]).astype(bool), ~allowed) and m["show_values"] is False
-    three = matrix.three_ways(["a", "b", "c", "d"], allowed / allowed.sum(1, keepdims=True), allowed * 0.25,
+    three = tab_matrices.three_ways(["a", "b", "c", "d"], allowed / allowed.sum(1, keepdims=True), allowed * 0.25,
                               np.full((4, 4), 0.25))
     assert [("blocked" in h) for h in three["heads"]] == [True, True, False]  # the wrong way's leak stays visible
 
 
 def test_step_stages_as_matrices(lab):
     r = run(lab, causal=True)
-    by_name = {s.name: matrix.stage(s, r.tokens.tokens) for s in steps.stages(r, 1)}
+    by_name = {s.name: tab_matrices.stage(s, r.tokens.tokens) for s in steps.stages(r, 1)}
     masked = by_name["masked"]["heads"][0]
     assert np.array_equal(matrix.unpacked(masked["blocked"]).astype(bool), ~r.allowed.numpy())  # -inf drawn as blocked
     assert by_name["Q"]["cols"][:2] == ["q0", "q1"] and "cols" not in by_name["scores"]  # dims vs tokens

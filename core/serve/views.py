@@ -18,7 +18,7 @@ from ..lab.causality import probe
 from ..lab.masking import sqrt_d_experiment, three_ways
 from ..lab.session import TRACE_MAX_TOKENS, Lab, Request, make_request, row_check, weights_payload
 from ..lab.text import tokenize
-from ..render import lab_charts, matrix
+from ..render import lab_charts, matrix, tab_matrices
 from . import slots
 from .exports import remember
 
@@ -96,7 +96,7 @@ def _step_view(lab: Lab, req: Request, head: int) -> StepView:
     h = steps.pick_head(run, head)
     shown = []
     for stage in steps.stages(run, h):
-        shown.append((steps.formula_markdown(stage, run.config.scaled), matrix.stage(stage, run.tokens.tokens)))
+        shown.append((steps.formula_markdown(stage, run.config.scaled), tab_matrices.stage(stage, run.tokens.tokens)))
     return StepView(h, steps.last_head(run), steps.sharing(run), shown, run)
 
 
@@ -129,7 +129,7 @@ def _causality_view(lab: Lab, sentence: str, position: int, replacement: str, ca
                     seed: int) -> CausalityView:
     res = probe(lab, sentence, position, replacement, causal, variant, seed)
     bars = lab_charts.causality_bars(res.row_max_abs_diff, res.tokens, res.position, res.replacement, res.causal)
-    dep = matrix.dependency(res.tokens, res.dependency.numpy(), res.causal)
+    dep = tab_matrices.dependency(res.tokens, res.dependency.numpy(), res.causal)
     return CausalityView(bars, dep, res.summary, res.payload())
 
 
@@ -176,7 +176,7 @@ SQRT_D_SUMMARY = (
 def _masking_view(lab: Lab, req: Request) -> MaskingView:
     run = lab.run(req)
     ways = three_ways(run.trace.scaled[0, 0])  # head 0's scaled scores (T, T)
-    three = matrix.three_ways(run.tokens.tokens, ways.neg_inf.numpy(), ways.renormalised.numpy(),
+    three = tab_matrices.three_ways(run.tokens.tokens, ways.neg_inf.numpy(), ways.renormalised.numpy(),
                               ways.zero_fill.numpy())
     exp = sqrt_d_experiment()
     i = exp.dims.index(512) if 512 in exp.dims else -1
