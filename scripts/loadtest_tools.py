@@ -22,12 +22,13 @@ def free_port() -> int:
         return s.getsockname()[1]
 
 
-def start_app() -> tuple[subprocess.Popen, str, float]:
-    """`python app.py` on a free loopback port; seconds from spawn to the first HTTP 200 on /."""
+def start_app(root: Path = ROOT) -> tuple[subprocess.Popen, str, float]:
+    """`python app.py` (in `root`: another checkout can be measured) on a free loopback port; seconds from
+    spawn to the first HTTP 200 on /."""
     port = free_port()
     env = dict(os.environ, GRADIO_SERVER_NAME="127.0.0.1", GRADIO_SERVER_PORT=str(port))
     t0 = time.perf_counter()
-    proc = subprocess.Popen([sys.executable, "app.py"], cwd=ROOT, env=env,
+    proc = subprocess.Popen([sys.executable, "app.py"], cwd=root, env=env,
                             stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
     url = f"http://127.0.0.1:{port}/"
     while time.perf_counter() - t0 < 120:

@@ -39,7 +39,11 @@ def test_attention_outputs_check_line_and_mask_toggle(client):
     plots_off = client.predict("a b c d", causal=False, api_name="/attention")
     assert plots_on[2] == "every row sums to 1; weight above the diagonal: 0"
     assert "leaks" in plots_off[2]
-    assert plots_on[0]["plot"].startswith("data:image/png;base64,") and plots_on[0]["plot"] != plots_off[0]["plot"]
+    assert plots_on[0]["kind"] == "heatmaps" and plots_on[0]["stamp"] != plots_off[0]["stamp"]  # numbers to draw
+    assert "blocked" in plots_on[0]["heads"][0] and "blocked" not in plots_off[0]["heads"][0]
+    from core.render.matrix import unpacked
+
+    assert unpacked(plots_off[0]["heads"][0]["values"])[0][3] > 0  # the view draws the API's numbers
     w = plots_off[-1]["weights"][0]
     assert w[0][3] > 0  # without the mask the first token sees the last
 
@@ -140,6 +144,7 @@ def test_launch_reads_the_environment_stays_offline_and_warms_after_serving(monk
     kw = fake.kwargs
     assert kw["server_name"] == "0.0.0.0" and kw["server_port"] == 7999
     assert kw["ssr_mode"] is False and not isinstance(kw["theme"], str)  # no Hub theme by name
+    assert kw["run_history"] is False  # no copy of every call in the browser's localStorage
     assert events == ["serving", "warm", "blocked"]  # warming never delays the first page
     events.clear()
     monkeypatch.setenv("ATTENTION_LAB_WARM", "0")
@@ -151,10 +156,12 @@ def test_launch_reads_the_environment_stays_offline_and_warms_after_serving(monk
 def test_trained_attention_endpoint_names_heads_from_measurements(client):
     from core.lab.trained_view import EXAMPLES
 
-    _, selected, roles, note = client.predict(EXAMPLES[0], 1, 2, api_name="/trained_attention")
+    view, selected, roles, note, payload = client.predict(EXAMPLES[0], 1, 2, api_name="/trained_attention")
     assert selected.startswith("Layer 1 head 2:") and "held-out" in selected
     assert len(roles.splitlines()) == 4 and note == ""
-    _, _, _, note = client.predict("the zebra slept .", 0, 0, api_name="/trained_attention")
+    assert view["kind"] == "modelview" and view["selected"] == [1, 2] and len(payload["weights"]) == 4
+    assert payload["tokens"] == view["rows"] and payload["layer"] == 1 and payload["head"] == 2
+    *_, note, _ = client.predict("the zebra slept .", 0, 0, api_name="/trained_attention")
     assert "zebra" in note
 
 
@@ -176,3 +183,6 @@ def test_the_tabs_warm_their_defaults_after_start_up_cheapest_first(demo):
     for job in jobs[:-1]:
         job()
     assert views._causality_view.cache_info().currsize == 1 and views._masking_view.cache_info().currsize == 1
+    from core.serve import trained
+
+    assert trained._trained.cache_info().currsize >= 1  # the trained model's opening view

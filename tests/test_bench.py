@@ -110,9 +110,9 @@ def test_measure_now_tabulates_what_it_measured_rounded_for_reading(monkeypatch)
 def test_cost_tab_measure_returns_the_figure_of_the_rows_it_tabulates():
     from core.ui import cost_tab
 
-    fig, table = cost_tab.measure(64, 8)
+    chart, table = cost_tab.measure(64, 8)
     assert [row[0] for row in table] == [32, 64]
-    ax_mem, ax_time = fig.axes
-    measured = [line for line in ax_mem.lines if line.get_label().startswith("naive, measured")]
-    assert list(measured[0].get_xdata()) == [32, 64]  # the live points are the rows in the table
-    assert [round(v, 2) for v in measured[0].get_ydata()] == [row[1] for row in table]
+    memory = chart["panels"][0]["series"]
+    measured = [s for s in memory if s["name"].startswith("naive, measured")]
+    assert measured[0]["x"] == [32, 64]  # the live points are the rows in the table
+    assert [round(v, 2) for v in measured[0]["y"]] == [row[1] for row in table]

@@ -1,8 +1,9 @@
-"""A real Chromium (Debian's, never a downloaded one) drives the app the way a student does."""
+"""A real Chromium (Debian's, never a downloaded one) drives the app the way a student and a teacher do."""
 
 from __future__ import annotations
 
 import os
+import re
 import shutil
 
 import pytest
@@ -13,6 +14,7 @@ CHROMIUM = os.environ.get("CHROMIUM", "/usr/bin/chromium")
 ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update",
         "--disable-sync", "--no-first-run", "--disable-quic"]
 TIMEOUT = 60_000  # ms; the shared 2-core machine can be slow, the checks are not about speed
+VIEW = "#attention-heatmaps .al-root"
 
 
 @pytest.fixture(scope="module")
@@ -27,113 +29,293 @@ def browser():
         b.close()
 
 
-@pytest.fixture
-def page(browser, app_url):
-    page = browser.new_page(viewport={"width": 1400, "height": 1000})
+def open_page(browser, app_url, width=1400, height=1000):
+    page = browser.new_page(viewport={"width": width, "height": height})
     page.dialogs, page.hosts = [], set()
     page.on("dialog", lambda d: (page.dialogs.append(d.message), d.dismiss()))
     page.on("request", lambda r: page.hosts.add(r.url.split("/")[2] if "://" in r.url else r.url[:5]))
     page.set_default_timeout(TIMEOUT)
     page.goto(app_url)
-    page.wait_for_selector("#heatmaps img")
+    page.wait_for_selector(f"{VIEW}[data-stamp]:not([data-stamp=''])")
+    return page
+
+
+@pytest.fixture
+def page(browser, app_url):
+    page = open_page(browser, app_url)
     yield page
     page.close()
 
 
-def heatmap_src(page) -> str:
-    return page.locator("#heatmaps img").first.get_attribute("src")
+def stamp(page, view=VIEW) -> str:
+    return page.locator(view).first.get_attribute("data-stamp")
 
 
-def wait_src_change(page, old: str) -> str:
-    page.wait_for_function(
-        "old => { const i = document.querySelector('#heatmaps img'); return i && i.src !== old; }", arg=old
-    )
-    return heatmap_src(page)
+def redrawn(page, old: str, view=VIEW) -> str:
+    """Wait until the view has drawn something else than `old`."""
+    page.wait_for_function("([sel, old]) => { const v = document.querySelector(sel); "
+                           "return v && v.dataset.stamp && v.dataset.stamp !== old; }", arg=[view, old])
+    return stamp(page, view)
+
+
+def type_sentence(page, text: str) -> None:
+    old = stamp(page)
+    page.locator("#sentence textarea").fill(text)
+    redrawn(page, old)
 
 
 def textbox(page, elem_id: str) -> str:
     return page.locator(f"#{elem_id} textarea").input_value()
 
 
-def test_typing_updates_heatmaps_and_the_mask_toggle_changes_them(page):
-    first = heatmap_src(page)
-    assert first.startswith("data:image/png;base64,")
-    assert textbox(page, "check") == "every row sums to 1; weight above the diagonal: 0"
-
-    page.locator("#sentence textarea").fill("Dogs chase cats around the garden")
-    typed = wait_src_change(page, first)
-    assert typed != first
-
-    page.locator("#causal input[type=checkbox]").uncheck()
-    unmasked = wait_src_change(page, typed)
-    assert unmasked != typed
-    page.wait_for_function("() => document.querySelector('#check textarea').value.includes('leaks')")
-    assert page.hosts <= {app_host(page), "data:"}  # no CDN fonts, themes or analytics
+def cell_centre(page, head: int, i: int, j: int, view="#attention-heatmaps") -> tuple[float, float]:
+    """Where cell (query i, key j) of a head is on screen: the canvas is T x T square cells."""
+    canvas = page.locator(f"{view} [data-head='{head}'] canvas")
+    box = canvas.bounding_box()
+    T = page.locator(f"{view} [data-head='{head}'] .al-x .al-label").count()
+    cell = box["width"] / T
+    return box["x"] + (j + 0.5) * cell, box["y"] + (i + 0.5) * cell
 
 
-def app_host(page) -> str:
-    return page.url.split("/")[2]
+@pytest.mark.parametrize("width", [1280, 1920])
+def test_the_heatmaps_fill_their_panel_with_square_cells_and_big_labels(browser, app_url, width):
+    page = open_page(browser, app_url, width=width, height=1080)
+    try:
+        geometry = page.evaluate("""() => {
+          const view = document.querySelector('#attention-heatmaps');
+          const panel = view.parentElement.getBoundingClientRect();
+          const grid = view.querySelector('.al-grid').getBoundingClientRect();
+          const canvas = view.querySelector('canvas').getBoundingClientRect();
+          const sizes = [...view.querySelectorAll('.al-label')].map(e => parseFloat(getComputedStyle(e).fontSize));
+          return {fraction: grid.width / panel.width, w: canvas.width, h: canvas.height, font: Math.min(...sizes),
+                  heads: view.querySelectorAll('[data-head]').length};
+        }""")
+        assert geometry["fraction"] >= 0.85, geometry  # the panel's width, not a 624 px picture
+        assert abs(geometry["w"] - geometry["h"]) < 1  # square cells (a T x T canvas)
+        assert geometry["font"] >= 14 and geometry["heads"] == 2
+        shown = "#attention-heatmaps .al-{} .al-label:not(.al-thin)"
+        assert page.locator(shown.format("x")).count() == 2 * 10 and page.locator(shown.format("y")).count() >= 10
+    finally:
+        page.close()
 
 
-def test_transfer_verdict_shows(page):
-    page.get_by_role("tab", name="Weight transfer").click()
-    page.wait_for_function(
-        "() => { const t = document.querySelector('#transfer-verdict textarea'); "
-        "return t && t.value.startsWith('equivalent'); }"
-    )
-    page.locator("#transfer-mistake").get_by_label("no-transpose").check()
-    page.wait_for_function(
-        "() => document.querySelector('#transfer-verdict textarea').value.includes('weight.T')"
-    )
+def test_every_label_of_24_tokens_is_shown_at_14_px_or_more_at_1280(browser, app_url):
+    page = open_page(browser, app_url, width=1280, height=800)
+    try:
+        type_sentence(page, " ".join(f"word{i}" for i in range(24)))
+        shown = page.evaluate("""() => [...document.querySelectorAll('#attention-heatmaps .al-grid .al-label')]
+            .filter(e => getComputedStyle(e).visibility !== 'hidden')
+            .map(e => [e.closest('.al-x') ? 'x' : 'y', parseFloat(getComputedStyle(e).fontSize)])""")
+        assert sum(1 for side, _ in shown if side == "x") == 2 * 24 and sum(1 for side, _ in shown if side == "y") >= 24
+        assert min(size for _, size in shown) >= 14
+        boxes = page.evaluate("""() => [...document.querySelectorAll('#attention-heatmaps [data-head="0"] .al-x .al-label')]
+            .map(e => { const r = e.getBoundingClientRect(); return [r.left, r.right]; })""")
+        assert all(a[1] <= b[0] + 0.5 for a, b in zip(boxes, boxes[1:], strict=False))  # never overlapping
+    finally:
+        page.close()
+
+
+def test_a_colour_scale_with_numbers_and_a_legend_for_blocked_cells(page):
+    ticks = page.locator("#attention-heatmaps .al-scale .al-tick").all_inner_texts()
+    assert ticks == ["0.00", "0.25", "0.50", "0.75", "1.00"]
+    legend = page.locator("#attention-heatmaps .al-legend").inner_text()
+    assert "blocked by the mask" in legend and "sums to 1" in legend
+    assert page.locator("#attention-heatmaps .al-legend .al-blocked").count() == 1  # the hatched swatch
+
+
+def test_hover_shows_the_same_weight_as_the_api(page, client):
+    sentence = "The cat sat on the mat"
+    type_sentence(page, sentence)
+    *_, api = client.predict(sentence, api_name="/attention")
+    x, y = cell_centre(page, head=1, i=3, j=1)
+    page.mouse.move(x, y)
+    tip = page.locator("#attention-heatmaps .al-tip:not([hidden])")
+    tip.wait_for()
+    text = tip.inner_text()
+    assert text.startswith("query 'on' (3) → key 'cat' (1): weight ") and "scaled score" in text
+    shown = float(re.search(r"weight (-?[\d.]+)", text).group(1))
+    assert shown == pytest.approx(api["weights"][1][3][1], abs=0.0051)  # 2 decimals of the API's number
+    x, y = cell_centre(page, head=0, i=1, j=4)  # the future: blocked
+    page.mouse.move(x, y)
+    page.wait_for_function("() => [...document.querySelectorAll('#attention-heatmaps .al-tip')].some(t => !t.hidden && "
+                           "t.textContent.includes('blocked'))")
+
+
+def test_clicking_a_token_highlights_its_row_and_column_in_every_head(page):
+    page.locator("#attention-heatmaps .al-grid .al-y .al-label[data-index='2']").first.click()
+    shown = page.evaluate("""() => [...document.querySelectorAll('#attention-heatmaps [data-head]')].map(h => [
+        h.querySelector('.al-hl-row[data-index="2"]').hidden, h.querySelector('.al-hl-col[data-index="2"]').hidden,
+        [...h.querySelectorAll('.al-hl')].filter(e => !e.hidden).length])""")
+    assert shown == [[False, False, 2], [False, False, 2]]
+    assert page.locator("#attention-heatmaps .al-label.al-on").count() >= 2  # its labels light up too
+    page.locator("#attention-heatmaps .al-grid .al-y .al-label[data-index='2']").first.click()  # again: off
+    assert page.locator("#attention-heatmaps .al-hl:not([hidden])").count() == 0
+
+
+def test_cjk_and_emoji_tokens_are_drawn_as_text(page):
+    type_sentence(page, "我 爱 🎉 👍🏽 ok")
+    labels = page.locator("#attention-heatmaps .al-grid-row").first.locator(".al-y .al-label").all_inner_texts()
+    assert labels == ["0 我", "1 爱", "2 🎉", "3 👍🏽", "4 ok"]
+    assert "U+" not in page.locator("#attention-heatmaps").inner_text()
 
 
 def test_html_in_the_sentence_runs_no_script(page):
-    before = heatmap_src(page)
     hostile = '<img src=x onerror=alert(1)> <script>alert(2)</script> hi'
-    page.locator("#sentence textarea").fill(hostile)
-    wait_src_change(page, before)
+    type_sentence(page, hostile)
     page.wait_for_timeout(500)  # give a would-be onerror handler time to fire
     assert page.dialogs == []
-    assert page.locator("img[src='x']").count() == 0
-    assert not page.evaluate("() => [...document.scripts].some(s => s.textContent.includes('alert('))")
-    page.get_by_role("tab", name="Step through").click()  # the tokens become table headers and row labels there
-    page.wait_for_function(
-        "() => [...document.querySelectorAll('td, th')].some(e => e.offsetParent && e.innerText.includes('onerror'))")
+    assert page.locator("img[src='x']").count() == 0 and page.locator("#attention-heatmaps script").count() == 0
+    assert "<" in page.locator("#attention-heatmaps .al-grid .al-y").first.inner_text()  # the token, as text
+    page.get_by_role("tab", name="Step through").click()  # the tokens label every stage's matrix there
+    page.wait_for_function("() => [...document.querySelectorAll('#step-weights .al-label')].some(e => e.textContent.includes('img'))")
     page.wait_for_timeout(500)
     assert page.dialogs == [] and page.locator("img[src='x']").count() == 0
-    page.get_by_role("tab", name="Attention").click()
+    page.get_by_role("tab", name="Attention", exact=True).click()
     assert page.locator("#sentence textarea").input_value() == hostile  # kept as text
 
 
+def problem(page, words: str) -> str:
+    """The sentence an unqueued event pins when it cannot draw a setting (a toast-like box, plain text)."""
+    page.wait_for_function("words => { const t = document.querySelector('#attention-problem textarea'); "
+                           "return t && t.offsetParent && t.value.includes(words); }", arg=words)
+    return page.locator("#attention-problem textarea").input_value()
+
+
 def test_html_in_an_error_message_runs_no_script(page):
+    page.get_by_text("For scripts (API)").first.click()
+    old = stamp(page)
     page.locator("#options textarea").fill('{"<img src=x onerror=alert(3)>": 1}')
-    page.get_by_text("unknown option").first.wait_for()  # the gr.Error toast, as text
+    assert "<img src=x onerror=alert(3)>" in problem(page, "unknown option")  # shown as text
     page.wait_for_timeout(500)
-    assert page.dialogs == []
-    assert page.locator("img[src='x']").count() == 0
+    assert page.dialogs == [] and page.locator("img[src='x']").count() == 0
+    assert stamp(page) == old  # the last drawing stays
+    page.locator("#options textarea").fill("{}")
+    page.locator("#attention-problem").wait_for(state="hidden")  # gone with the next drawing
+
+
+def test_the_mask_toggle_redraws_and_the_check_says_what_leaks(page):
+    first = stamp(page)
+    assert textbox(page, "check") == "every row sums to 1; weight above the diagonal: 0"
+    page.locator("#causal input[type=checkbox]").uncheck()
+    redrawn(page, first)
+    page.wait_for_function("() => document.querySelector('#check textarea').value.includes('leaks')")
+    assert page.locator("#attention-heatmaps .al-legend .al-blocked").count() == 0  # nothing is blocked now
+    assert page.hosts <= {page.url.split("/")[2], "data:"}  # no CDN fonts, scripts, themes or analytics
+
+
+def test_arrow_keys_and_a_typed_number_change_the_heads(page):
+    old = stamp(page)
+    page.locator("#n_heads input[type=range]").focus()
+    page.keyboard.press("ArrowRight")  # 2 -> 3 does not divide 16: refused with a sentence, view unchanged
+    assert problem(page, "does not divide").startswith("n_heads=3 does not divide d_model=16")
+    assert stamp(page) == old
+    page.keyboard.press("ArrowRight")  # 4
+    redrawn(page, old)
+    page.wait_for_function("() => document.querySelectorAll('#attention-heatmaps [data-head]').length === 4")
+    old = stamp(page)
+    box = page.locator("#n_heads input[type=number]")
+    box.fill("8")
+    box.press("Enter")
+    redrawn(page, old)
+    assert page.locator("#attention-heatmaps [data-head]").count() == 8
+
+
+def test_gqa_titles_and_the_head_view(page):
+    old = stamp(page)
+    page.locator("#variant input").click()
+    page.get_by_role("option", name="Grouped-query attention").click()
+    redrawn(page, old)
+    titles = page.locator("#attention-heatmaps .al-head-title").all_inner_texts()
+    assert titles[0].startswith("head 0 · K/V head") and len(titles) == 2
+    lines = "#attention-heatmaps .al-hv-line"
+    heads_drawn = page.evaluate(f"() => new Set([...document.querySelectorAll('{lines}')].map(l => l.dataset.lineHead)).size")
+    assert heads_drawn == 2
+    page.locator("#attention-heatmaps .al-chip[data-toggle-head='0']").click()  # switch head 0 off
+    assert page.locator(f"{lines}[data-line-head='0']").count() == 0 and page.locator(f"{lines}[data-line-head='1']").count() > 0
+    page.locator("#attention-heatmaps .al-hv-left").nth(2).click()  # pick token 2: lines to tokens 0..2 only
+    assert page.locator(lines).count() <= 3
 
 
 def test_variant_controls_come_from_the_registry(page):
-    before = heatmap_src(page)
+    page.get_by_text("For scripts (API)").first.click()  # where the options JSON is shown
+    before = stamp(page)
     page.locator("#variant input").click()
     page.get_by_role("option", name="Sliding window (local) attention").click()
     page.wait_for_function(
         "() => document.querySelector('#options textarea').value === '{\"window\": 4, \"stride\": 0}'")
     assert page.locator("#opt-sliding-window-window").is_visible()
-    wait_src_change(page, before)
+    redrawn(page, before)
     page.locator("#variant input").click()
     page.get_by_role("option", name="Single head (CausalAttention)").click()
     page.wait_for_function("() => document.querySelector('#options textarea').value === '{}'")
     assert not page.locator("#opt-sliding-window-window").is_visible()
     page.wait_for_function("() => document.querySelector('#n_heads input[type=range]').disabled")
+    old = stamp(page)
+    page.locator("#variant input").click()
+    page.get_by_role("option", name="Sliding window (local) attention").click()
+    redrawn(page, old)
+    old = stamp(page)
+    window = page.locator("#opt-sliding-window-window input").first  # a variant's own control redraws the view
+    window.fill("2")
+    window.press("Enter")
+    redrawn(page, old)
+    assert page.locator("#options textarea").input_value() == '{"window": 2, "stride": 0}'
 
 
-def test_weights_switch_shows_the_trained_model_with_measured_head_roles(page):
+def test_teaching_screens_hold_teaching(page):
+    assert not page.locator("#options").is_visible()  # the options JSON waits in "For scripts (API)"
+    assert not page.locator("#note").is_visible()  # no empty notes box
+    assert page.get_by_text("For scripts (API)").first.is_visible()
+
+
+def test_the_weights_switch_opens_the_trained_model_on_its_most_telling_head(page):
+    from core.lab.trained_view import most_telling_head, reference_roles
+
+    layer, head = most_telling_head()
+    name = reference_roles()[layer][head].name
     page.get_by_text("trained tiny model", exact=True).click()
-    page.wait_for_selector("#trained-heatmaps img")
-    page.wait_for_function("() => document.querySelector('#trained-role textarea').value.includes('head')")
-    role = textbox(page, "trained-role")
-    assert role.startswith("Layer 1 head 0:") and "held-out sentences" in role
-    assert not page.locator("#heatmaps").is_visible()  # the random view is hidden meanwhile
+    page.wait_for_selector("#trained-heatmaps .al-root[data-stamp]:not([data-stamp=''])")
+    opened = page.locator("#trained-heatmaps .al-model-head[aria-pressed='true']")
+    assert opened.get_attribute("data-layer") == str(layer) and opened.get_attribute("data-model-head") == str(head)
+    assert name in page.locator("#trained-heatmaps .al-opened > .al-view-title").inner_text()
+    assert "held-out sentences" in page.locator("#trained-heatmaps .al-description").inner_text()
+    other = page.locator("#trained-heatmaps .al-model-head[data-layer='0'][data-model-head='1']")
+    other.click()  # open another head: drawn at once, in the page
+    assert other.get_attribute("aria-pressed") == "true"
+    assert page.locator("#trained-heatmaps .al-opened > .al-view-title").inner_text().startswith("Layer 0, head 1")
+    assert not page.locator("#attention-heatmaps").is_visible()  # the random view is hidden meanwhile
     page.get_by_text("random, seeded", exact=True).click()
-    page.wait_for_selector("#heatmaps img")
+    page.locator("#attention-heatmaps").wait_for(state="visible")
+
+
+def test_step_through_shows_every_stage_full_height_with_typeset_formulas(page):
+    type_sentence(page, "one two three four five six seven eight nine ten eleven twelve thirteen fourteen fifteen sixteen")
+    page.get_by_role("tab", name="Step through").click()
+    page.wait_for_selector("#step-output .al-root[data-stamp]:not([data-stamp=''])")
+    assert page.locator(".al-formula .katex").count() >= 9  # LaTeX typeset by KaTeX (bundled with Gradio)
+    scrolls = page.evaluate("""() => [...document.querySelectorAll('[id^="step-"] .al-root')].map(v => {
+        let e = v, inner = 0;
+        for (; e && e !== document.body; e = e.parentElement) if (e.scrollHeight > e.clientHeight + 2 &&
+            ['auto', 'scroll'].includes(getComputedStyle(e).overflowY)) inner++;
+        return inner; })""")
+    assert len(scrolls) == 9 and set(scrolls) == {0}  # no inner scroll bars up to 16 tokens
+    rows = page.locator("#step-weights .al-y .al-label").count()
+    assert rows == 16
+
+
+def test_causality_position_ranges_over_the_sentence_and_refuses_what_it_cannot_take(page):
+    page.get_by_role("tab", name="Causality").click()
+    page.wait_for_selector("#causality-bars .al-root[data-stamp]:not([data-stamp=''])")
+    page.locator("#causality-sentence textarea").fill("a b c d e")
+    page.wait_for_function("() => document.querySelector('#causality-position input[type=range]').max === '4'")
+    box = page.locator("#causality-position input[type=number]")
+    box.fill("40")
+    box.press("Enter")
+    page.get_by_text(re.compile(r"greater than|outside the sentence")).first.wait_for()  # a sentence, not "Error"
+
+
+def test_a_view_exports_as_a_png(page):
+    page.locator("#attention-export").click()
+    link = page.locator("#attention-png a").first
+    link.wait_for()
+    assert link.get_attribute("href").split("?")[0].endswith(".png")

@@ -108,7 +108,9 @@ def test_a_third_party_variant_builds_a_whole_causal_gpt():
 
 
 def test_model_tab_breaks_the_count_down_and_shows_what_gqa_saves(client):
-    parts, compare, summary, payload = client.predict("gpt2-small", "gqa", 4, 256, api_name="/model_size")
+    chart, parts, compare, summary, payload = client.predict("gpt2-small", "gqa", 4, 256, api_name="/model_size")
+    cache = chart["panels"][1]["series"][0]["y"]
+    assert cache[0] == pytest.approx(3 * cache[1])  # the chart draws what GQA saves: 12 K/V heads -> 4
     assert payload["total"] == 124_439_808 - 12 * 2 * (12 - 4) * 64 * (768 + 1)  # K and V lose 8 heads per layer
     assert payload["total"] == sum(payload[p] for p in ("embeddings", "attention", "mlp", "norms"))
     assert payload["kv_bytes_per_token"] * 3 == payload["reference_multi_head"]["kv_bytes_per_token"]

@@ -83,8 +83,9 @@ def test_when_the_trainer_leaves_early_a_watcher_trains_the_run_itself(monkeypat
 
 
 def test_experiments_tab_streams_a_run_through_the_api(client):
-    plot, words, masked, unmasked, payload = client.predict(10, 5, api_name="/mask_experiment")
+    chart, words, masked, unmasked, payload = client.predict(10, 5, api_name="/mask_experiment")
     assert payload["steps_done"] == 10 and payload["done"] and masked and unmasked
+    assert chart["kind"] == "chart" and len(chart["panels"][0]["series"][0]["y"]) == 10  # one point per step
     assert "10 steps" in words
     again = client.predict(10, 5, api_name="/mask_experiment")[-1]
     assert again["cached"] is True and again["train_loss"] == payload["train_loss"]
@@ -103,31 +104,27 @@ def test_warming_trains_the_default_runs_so_the_first_click_is_a_cache_hit(monke
     (mask,) = served.shared_mask_experiment(small_mask)  # one snapshot: the finished run, from the cache
     (scale,) = served.shared_scale_experiment(small_scale)
     assert mask.done and scale.done and len(calls) == 2
-    assert ("mask", small_mask, small_mask.steps, True) in served.DRAWN  # the figures are drawn too
+    assert ("mask", small_mask, small_mask.steps, True) in served.DRAWN  # the charts are built too
     assert ("scale", small_scale, small_scale.steps, True) in served.DRAWN
 
 
-def test_a_snapshot_is_drawn_once_however_many_students_watch_it(monkeypatch):
+def test_a_snapshot_is_built_once_however_many_students_watch_it(monkeypatch):
     import copy
 
+    from core.render.experiment_plots import mask_chart
+
     mask_run = _last(served.shared_mask_experiment(SMALL_MASK))
-    drawn = []
-    monkeypatch.setitem(served.FIGURES, "mask", lambda run: (drawn.append(1), _tiny_figure())[1])
+    built = []
+    monkeypatch.setitem(served.CHARTS, "mask", lambda run: (built.append(1), mask_chart(run))[1])
     served.DRAWN.clear()
-    first = served.figure_png("mask", mask_run)
-    again = served.figure_png("mask", copy.deepcopy(mask_run))  # another watcher's copy of it
-    assert again is first and len(drawn) == 1
+    first = served.chart("mask", mask_run)
+    again = served.chart("mask", copy.deepcopy(mask_run))  # another watcher's copy of it
+    assert again is first and len(built) == 1
     shorter = copy.deepcopy(mask_run)
     del shorter.steps[-1]
     shorter.done = False
-    served.figure_png("mask", shorter)  # an earlier snapshot is another picture
-    assert len(drawn) == 2
-
-
-def _tiny_figure():
-    from matplotlib.figure import Figure
-
-    return Figure(figsize=(1, 1))
+    assert served.chart("mask", shorter)["stamp"] != first["stamp"]  # an earlier snapshot is another chart
+    assert len(built) == 2
 
 
 def test_the_cache_of_finished_runs_is_bounded(monkeypatch):

@@ -1,4 +1,4 @@
-"""core.serve.views: each tab's rendered view, cached on the request (what makes a repeated click cheap)."""
+"""core.serve.views: each tab's view (numbers for the browser), cached on the request (a repeated click is cheap)."""
 
 import pytest
 
@@ -18,7 +18,7 @@ def test_attention_view_is_cached_per_request(lab):
     a = views.attention(lab, "The cat sat", n_heads=2)
     assert views.attention(lab, "The cat sat", n_heads=2.0, d_model="16") is a  # same request, normalised
     b = views.attention(lab, "The cat sat", n_heads=2, causal=False)
-    assert b is not a and b.heatmaps != a.heatmaps and b.mask != a.mask
+    assert b is not a and b.heatmaps["stamp"] != a.heatmaps["stamp"] and b.mask != a.mask
     assert a.check == "every row sums to 1; weight above the diagonal: 0"
     assert a.payload["tokens"] == ["The", "cat", "sat"]
     assert views.attention_view.cache_info().maxsize is not None  # bounded: lru_cache(None) would grow all day
@@ -41,19 +41,52 @@ def test_masking_view_quotes_the_experiment(lab):
     v = views.masking(lab, "The cat sat on the mat")
     exp = sqrt_d_experiment()
     assert f"{exp.max_weight['unscaled'][-1]:.2f}" in v.sqrt_d_summary
-    assert "leaks" in v.three_summary and v.three.startswith("data:image/png;base64,")
+    assert "leaks" in v.three_summary and v.three["kind"] == "heatmaps" and v.sqrt_d["kind"] == "chart"
+    unscaled = next(s for s in v.sqrt_d["panels"][0]["series"] if s["color"] == 1)  # the curve the summary quotes
+    assert unscaled["y"] == list(exp.max_weight["unscaled"])
 
 
-def test_warmed_frames_serve_a_typical_sentence_without_drawing_one():
-    import numpy as np
+def test_causality_position_slider_follows_the_sentence():
+    assert views.position_range("a b c d", 2) == (3, 2)
+    assert views.position_range("a b", 7) == (1, 1)  # past the end: the last token
+    assert views.position_range("我 爱 🎉", "x") == (2, 0)
 
-    from core.render import heatmap
-    from core.serve import views
 
-    heatmap.FRAMES.clear()
-    views.warm_frames(lengths=range(10, 11), heads=(4,))
-    drawn = heatmap.FRAMES.misses
-    tokens = "the cat sat on the mat because it was tired".split()
-    heatmap.heatmap_grid([np.eye(10)] * 4, tokens, views._head_titles(4))
-    heatmap.mask_image(np.tril(np.ones((10, 10), dtype=bool)))
-    assert heatmap.FRAMES.misses == drawn and heatmap.FRAMES.hits >= 1
+def test_every_served_view_can_be_exported(lab, tmp_path):
+    from core.serve import exports
+
+    v = views.attention(lab, "The cat sat on the mat", n_heads=4)
+    path = exports.png_file({"stamp": v.heatmaps["stamp"]}, folder=str(tmp_path))
+    assert open(path, "rb").read(8) == b"\x89PNG\r\n\x1a\n"
+
+
+def test_unqueued_attention_views_compute_two_at_a_time(lab, monkeypatch):
+    import threading
+    import time
+
+    from core.serve import slots
+
+    running, most, calls, lock = [0], [0], [0], threading.Lock()
+    real = views._attention_view
+
+    def counted(lab, req):
+        with lock:
+            calls[0] += 1
+            running[0] += 1
+            most[0] = max(most[0], running[0])
+        time.sleep(0.05)
+        try:
+            return real(lab, req)
+        finally:
+            with lock:
+                running[0] -= 1
+
+    monkeypatch.setattr(views, "_attention_view", counted)
+    threads = [threading.Thread(target=views.attention, args=(lab, f"slot test {i}")) for i in range(6)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert most[0] == slots.SLOTS == 2 and calls[0] == 6
+    views.attention(lab, "slot test 0")  # cached: takes no slot and computes nothing
+    assert calls[0] == 6

@@ -47,6 +47,36 @@ class Stage:
     shape: tuple[int, ...]
     rows: list[list[float | str]]  # matrix values; -inf as the string "-inf"
     columns: list[str]  # column headers (tokens for (T, T) stages, dims otherwise)
+    latex: str = ""  # the formula as LaTeX, for typeset maths ("" = show the plain formula)
+    columns_are_tokens: bool | None = None  # None: decided from the name ((T, T) stages are token x token)
+
+
+LATEX = {  # the built-in stages' formulas, typeset in the Step-through tab
+    "Q": r"Q = X\,W_q^{(h)}",
+    "K": r"K = X\,W_k^{(g)}",
+    "V": r"V = X\,W_v^{(g)}",
+    "scores": r"S = Q\,K^{\top}",
+    "scaled": r"\tilde S = \frac{S}{\sqrt{d_{\text{head}}}}",
+    "scaled (off)": r"\tilde S = S",
+    "masked": r"M_{ij} = \begin{cases} \tilde S_{ij} & \text{if } i \text{ may attend to } j \\ -\infty & "
+              r"\text{otherwise} \end{cases}",
+    "weights": r"A = \operatorname{softmax}_{\text{row}}(M)",
+    "context": r"C = A\,V",
+    "output": r"O = \big[\,C^{(0)} \cdots C^{(H-1)}\big]\,W_o",
+}
+TOKEN_STAGES = ("scores", "scaled", "masked", "weights")  # (T, T): rows and columns are tokens
+SHAPE_TEXT = "shape {shape}"
+
+
+def formula_markdown(stage: Stage, scaled: bool = True) -> str:
+    """The stage's formula as typeset maths (Markdown with $$ LaTeX $$) and its shape; the plain formula when
+    no LaTeX is known (a plugin's own stage: its words, never the softmax path's maths)."""
+    tex = stage.latex
+    shape = SHAPE_TEXT.format(shape=" × ".join(str(n) for n in stage.shape))
+    plain = "`" + stage.formula.replace("`", "'") + "`"  # a plugin's words as code: never Markdown or HTML
+    if tex:
+        return f"$$\\large {tex}$$\n\n{plain}  \n**{shape}**"
+    return f"{plain}  \n**{shape}**"
 
 
 def _tokens_header(tokens: tuple[str, ...]) -> list[str]:
@@ -74,6 +104,16 @@ def stage_texts(variant: Variant | None, config: AttentionConfig, head: int = 0,
     return {f: (names.get(f, STAGE_NAMES[f]), fill_in(formulas[f], values)) for f in STAGE_NAMES}
 
 
+def own_formulas(variant: Variant | None) -> set[str]:
+    """Trace fields whose formula is the variant's, not the softmax path's (so its typeset maths does not apply)."""
+    own = set(getattr(variant, "formulas", None) or {})
+    if not getattr(variant, "uses_scaling", True):
+        own.add("scaled")
+    if not getattr(variant, "normalised", True):
+        own.add("weights")
+    return own
+
+
 def fill_in(text: str, values: Mapping[str, Any]) -> str:
     """Replace {name} by its value for known names only; a plugin's text is never run as a format string."""
     return re.sub(r"\{(\w+)\}", lambda m: str(values[m.group(1)]) if m.group(1) in values else m.group(0), text)
@@ -90,12 +130,15 @@ def stages(run: Run, head: int, digits: int = 3, variant: Variant | None = None)
     tr, tok = run.trace, run.tokens.tokens
     kv = kv_head(run, head)
     hd = tr.q.shape[-1]
-    text = stage_texts(variant or getattr(run, "variant", None), run.config, head, kv, hd, tr.k.shape[1])
+    text = stage_texts(variant, run.config, head, kv, hd, tr.k.shape[1])
+    own = own_formulas(variant)
     toks = _tokens_header(tok)
 
     def stage(field: str, t: Tensor, columns: list[str]) -> Stage:
         name, formula = text[field]
-        return Stage(name, formula, tuple(t.shape), rounded(t, digits), columns)
+        key = "scaled (off)" if field == "scaled" and not run.config.scaled else STAGE_NAMES[field]
+        latex = "" if field in own else LATEX.get(key, "")
+        return Stage(name, formula, tuple(t.shape), rounded(t, digits), columns, latex)
 
     return [
         stage("q", tr.q[0, head], _dims_header(hd, "q")),  # (T, hd)

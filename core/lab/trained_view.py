@@ -165,6 +165,12 @@ def trained_view(sentence: str) -> TrainedView:
                        reference=reference_roles())
 
 
+def _check(view: TrainedView, layer: int, head: int) -> None:
+    n_layers, n_heads = view.weights.shape[:2]
+    if not (0 <= layer < n_layers and 0 <= head < n_heads):
+        raise ValueError(f"the tiny model has layers 0-{n_layers - 1} and heads 0-{n_heads - 1}")
+
+
 @dataclass(frozen=True)
 class LayerPanel:
     """One layer of the trained model as the app shows it: every head, each named by measurement."""
@@ -180,9 +186,8 @@ class LayerPanel:
 def layer_panel(sentence: str, layer: int, head: int) -> LayerPanel:
     """The weights switch's trained side: sentence, layer and head -> what to draw and say."""
     view = trained_view(sentence)
-    n_layers, n_heads = view.weights.shape[:2]
-    if not (0 <= layer < n_layers and 0 <= head < n_heads):
-        raise ValueError(f"the tiny model has layers 0-{n_layers - 1} and heads 0-{n_heads - 1}")
+    _check(view, layer, head)
+    n_heads = view.weights.shape[1]
     names = [view.reference[layer][h].name for h in range(n_heads)]
     return LayerPanel(
         tokens=view.tokens,
@@ -213,3 +218,46 @@ def trained_attention_payload(sentence: str) -> dict:
         "roles": [[role.name for role in row] for row in view.reference],
     }
 
+
+TELLING = ("pronoun → its noun", "noun about to repeat", "earlier mention", "previous token", "first token", "itself")  # most telling first
+
+
+def most_telling_head() -> tuple[int, int]:
+    """The head to open first: the one named after the most telling pattern (a pronoun finding its noun, then a
+    noun about to repeat, before a previous-token head), the strongest of them on held-out text; the last
+    layer's head 0 if none is named."""
+    roles = [r for layer in reference_roles() for r in layer]
+    for pattern in TELLING:
+        named = [(r.scores[pattern], r.layer, r.head) for r in roles if r.name == pattern]
+        if named:
+            _, layer, head = max(named)
+            return layer, head
+    last_layer, _ = last_layer_and_head()
+    return last_layer, 0
+
+
+@dataclass(frozen=True)
+class ModelPanel:
+    """Every layer and head of the trained model for one sentence, each named by measurement."""
+
+    tokens: list[str]
+    weights: Tensor  # (n_layers, n_heads, T, T)
+    titles: list[list[str]]  # [layer][head] "head 2: noun about to repeat"
+    descriptions: list[list[str]]  # [layer][head] what the head does, measured
+    selected: tuple[int, int]  # the head opened first
+    note: str  # which words the model did not know ("" when none)
+
+
+def model_panel(sentence: str, layer: int, head: int) -> ModelPanel:
+    """The model view: sentence -> every layer x head, with the chosen (layer, head) opened."""
+    view = trained_view(sentence)
+    _check(view, layer, head)
+    L, H = view.weights.shape[:2]
+    return ModelPanel(
+        tokens=view.tokens,
+        weights=view.weights,
+        titles=[[f"head {h}: {view.reference[la][h].name}" for h in range(H)] for la in range(L)],
+        descriptions=[[view.describe(la, h) for h in range(H)] for la in range(L)],
+        selected=(layer, head),
+        note=view_note(view),
+    )

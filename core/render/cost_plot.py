@@ -1,30 +1,60 @@
-"""The Cost tab's figure: scores in memory and time per call against T (Figure + Agg, never pyplot)."""
+"""The Cost tab's charts: scores in memory and time per call against T, live and from the saved benchmark."""
 
 from __future__ import annotations
 
-from matplotlib.backends.backend_agg import FigureCanvasAgg
-from matplotlib.figure import Figure
-
 from ..bench.cost import square_sizes
+from ..bench.longseq import LABELS as BENCH_LABELS
+from . import charts
+from .charts import axis, panel, series
+
+LIVE = {
+    "memory": "Scores kept in memory (fused SDPA keeps none)",
+    "time": "Time per call, measured now",
+    "x": "sequence length T (tokens)",
+    "mib": "MiB of attention scores",
+    "ms": "ms per call",
+    "naive": "naive: the (H, T, T) square",
+    "windowed": "windowed: a band T × window",
+    "naive_measured": "naive, measured (whole trace)",
+    "naive_ms": "naive (trace)",
+    "fused_ms": "fused (SDPA)",
+    "windowed_ms": "windowed (banded)",
+}
+SAVED = {
+    "time": "Time per call",
+    "memory": "Peak memory growth per call",
+    "x": "sequence length T (tokens)",
+    "ms": "ms per call (log)",
+    "mib": "MiB (log)",
+}
+REFERENCE_ROWS = ("sdpa", "dense-mask-sdpa", "flex", "window-before", "trace")  # dashed: paths to compare with
 
 
-def live_figure(rows: list[dict], window: int, max_T: int = 8192) -> Figure:
-    """Scores in memory against T: the square (naive) against the band (windowed); live points on top."""
-    fig = Figure(figsize=(8, 3.6), dpi=90)
-    FigureCanvasAgg(fig)
-    ax_mem, ax_time = fig.subplots(1, 2)
+def live_chart(rows: list[dict], window: int, max_T: int = 8192) -> dict:
+    """The square (naive) against the band (windowed) up to max_T, live points on top; and the live times."""
     Ts = [2**k for k in range(4, max_T.bit_length())]
-    for name, style in (("naive", "-"), ("windowed", "--")):
-        ax_mem.plot(Ts, [square_sizes(T, window)[name] / 2**20 for T in Ts], style, label=f"{name} (one scores tensor)")
-    ax_mem.plot([r["T"] for r in rows], [r["naive_mib"] for r in rows], "o", label="naive, measured (whole trace)")
-    ax_mem.set(xscale="log", yscale="log", xlabel="T", ylabel="MiB of scores in memory")
-    ax_mem.text(0.03, 0.03, "fused (SDPA): no square in memory", transform=ax_mem.transAxes, fontsize=8)
-    for key, label in (("naive_ms", "naive (trace)"), ("fused_ms", "fused SDPA"), ("windowed_ms", "windowed (banded)")):
-        ax_time.plot([r["T"] for r in rows], [r[key] for r in rows], "o-", ms=3, label=label)
-    ax_time.set(xscale="log", yscale="log", xlabel="T", ylabel="ms per call, measured now")
-    for ax in (ax_mem, ax_time):
-        ax.set_xscale("log", base=2)
-        ax.grid(True, which="both", alpha=0.3)
-        ax.legend(fontsize=7)
-    fig.subplots_adjust(left=0.09, right=0.98, bottom=0.15, wspace=0.3)
-    return fig
+    sizes = [square_sizes(T, window) for T in Ts]
+    mem = [
+        series(LIVE["naive"], Ts, [s["naive"] / 2**20 for s in sizes], 1),
+        series(LIVE["windowed"], Ts, [s["windowed"] / 2**20 for s in sizes], 2, dash=True),
+        series(LIVE["naive_measured"], [r["T"] for r in rows], [r["naive_mib"] for r in rows], 1, markers_only=True),
+    ]
+    time = [series(LIVE[k], [r["T"] for r in rows], [r[k] for r in rows], c, markers=True)
+            for k, c in (("naive_ms", 1), ("fused_ms", 0), ("windowed_ms", 2))]
+    panels = [panel(LIVE["memory"], axis(LIVE["x"], log=2), axis(LIVE["mib"], log=10), mem),
+              panel(LIVE["time"], axis(LIVE["x"], log=2), axis(LIVE["ms"], log=10), time)]
+    return charts.chart(panels, legend=charts.legend_of(mem + time), columns=2)
+
+
+def saved_chart(result: dict) -> dict:
+    """The saved benchmark: time and peak memory growth against T, one line per path."""
+    rows = list(dict.fromkeys(p["row"] for p in result.get("points", []) if "T" in p))
+    time, mem = [], []
+    for n, row in enumerate(rows):
+        pts = sorted((p for p in result["points"] if p.get("row") == row and "T" in p), key=lambda p: p["T"])
+        name, dash = BENCH_LABELS.get(row, row), row in REFERENCE_ROWS
+        time.append(series(name, [p["T"] for p in pts], [p["time_s"] * 1000 for p in pts], n, dash=dash, markers=True))
+        mem.append(series(name, [p["T"] for p in pts], [p["peak_mib"] for p in pts], n, dash=dash, markers=True))
+    panels = [panel(SAVED["time"], axis(SAVED["x"], log=2), axis(SAVED["ms"], log=10), time),
+              panel(SAVED["memory"], axis(SAVED["x"], log=2), axis(SAVED["mib"], log=10), mem)]
+    return charts.chart(panels, legend=charts.legend_of(time), columns=2)

@@ -1,60 +1,61 @@
-"""Figures for the two experiments (Figure + Agg, never pyplot): redrawn as the curves grow."""
+"""The two experiments' curves as charts the browser draws (core.render.charts), redrawn as they grow."""
 
 from __future__ import annotations
 
-from matplotlib.backends.backend_agg import FigureCanvasAgg
-from matplotlib.figure import Figure
-
 from ..lab.experiments import MaskRun, ScaleRun
+from . import charts
+from .charts import axis, panel, series
 
-COLORS = {"masked": "#1f77b4", "unmasked": "#d62728", "scaled": "#1f77b4", "unscaled": "#d62728"}
+MASK = {
+    "title": "Honest loss: each position predicted from its prefix alone",
+    "x": "training step",
+    "y": "loss (bits per word)",
+    "masked": "with mask: training loss",
+    "unmasked": "no mask: training loss (peeks)",
+    "masked_honest": "with mask: honest loss",
+    "unmasked_honest": "no mask: honest loss",
+}
+SCALE = {
+    "x": "training step",
+    "max_weight": "Largest weight in a row",
+    "max_weight_y": "mean max weight (1 = one-hot)",
+    "entropy": "Entropy of a row",
+    "entropy_y": "mean entropy (nats)",
+    "grad_norm": "Gradient reaching the softmax input",
+    "grad_norm_y": "|dLoss / d softmax input| (log)",
+    "loss": "Training loss",
+    "loss_y": "loss (bits per word)",
+    "scaled": "scores / √d",
+    "unscaled": "raw scores (no scaling)",
+    "uniform": "uniform over the visible tokens",
+}
+COLOR = {"masked": 0, "unmasked": 1, "scaled": 0, "unscaled": 1}
 
 
-def mask_figure(run: MaskRun) -> Figure:
+def mask_chart(run: MaskRun) -> dict:
     """Training loss of both models per step, and the honest loss (prefix only) where it was measured."""
-    fig = Figure(figsize=(7.5, 3.6), dpi=80)
-    FigureCanvasAgg(fig)  # Agg, explicitly: no pyplot, no GUI backend
-    ax = fig.add_subplot()
-    ax.plot(run.steps, run.masked, color=COLORS["masked"], lw=1, label="with mask: training loss")
-    ax.plot(run.steps, run.unmasked, color=COLORS["unmasked"], lw=1, label="no mask: training loss (peeks)")
-    ax.plot(run.eval_steps, run.masked_honest, "o--", color=COLORS["masked"], ms=4, label="with mask: honest loss")
-    ax.plot(run.eval_steps, run.unmasked_honest, "o--", color=COLORS["unmasked"], ms=4, label="no mask: honest loss")
-    ax.set_xlim(0, max(run.params.steps - 1, 1))
-    top = max([*run.masked, *run.unmasked, *run.masked_honest, *run.unmasked_honest], default=7.0)
-    ax.set_ylim(0, top * 1.3)  # headroom for the legend
-    ax.set_xlabel("training step")
-    ax.set_ylabel("loss (bits per word)")
-    ax.set_title("Honest loss: each position predicted from its prefix alone", fontsize=10)
-    ax.grid(alpha=0.3)
-    ax.legend(fontsize=8, loc="upper center", ncol=2)
-    fig.subplots_adjust(left=0.09, right=0.98, bottom=0.14, top=0.9)
-    return fig
+    last = max(run.params.steps - 1, 1)
+    lines = [
+        series(MASK["masked"], run.steps, run.masked, COLOR["masked"]),
+        series(MASK["unmasked"], run.steps, run.unmasked, COLOR["unmasked"]),
+        series(MASK["masked_honest"], run.eval_steps, run.masked_honest, COLOR["masked"], dash=True, markers=True),
+        series(MASK["unmasked_honest"], run.eval_steps, run.unmasked_honest, COLOR["unmasked"], dash=True,
+               markers=True),
+    ]
+    p = panel(MASK["title"], axis(MASK["x"], min=0, max=last), axis(MASK["y"], min=0), lines)
+    return charts.chart([p], legend=charts.legend_of(lines))
 
 
-def scale_figure(run: ScaleRun) -> Figure:
+def scale_chart(run: ScaleRun) -> dict:
     """Max softmax weight, entropy, gradient at the softmax input and loss, scaled against unscaled."""
-    fig = Figure(figsize=(8.5, 5.2), dpi=80)
-    FigureCanvasAgg(fig)
-    axes = fig.subplots(2, 2, sharex=True)
-    panels = (
-        (axes[0, 0], run.max_weight, "mean max attention weight", (0, 1.02)),
-        (axes[0, 1], run.entropy, "mean attention entropy (nats)", None),
-        (axes[1, 0], run.grad_norm, "|dLoss/d softmax input|", None),
-        (axes[1, 1], run.loss, "training loss (bits per word)", None),
-    )
-    for ax, series, title, ylim in panels:
-        for name in ("scaled", "unscaled"):
-            label = "scores / sqrt(d)" if name == "scaled" else "raw scores (no scaling)"
-            ax.plot(run.steps, series[name], color=COLORS[name], lw=1.2, label=label)
-        ax.set_title(title, fontsize=9)
-        ax.grid(alpha=0.3)
-        ax.set_xlim(0, max(run.params.steps - 1, 1))
-        if ylim:
-            ax.set_ylim(*ylim)
-    axes[0, 1].axhline(run.uniform_entropy, color="grey", ls=":", lw=1, label="uniform over visible tokens")
-    axes[1, 0].set_yscale("log")
-    axes[0, 1].legend(fontsize=7, loc="upper right")
-    for ax in axes[1]:
-        ax.set_xlabel("training step")
-    fig.subplots_adjust(left=0.08, right=0.98, bottom=0.1, top=0.94, hspace=0.3, wspace=0.25)
-    return fig
+    last = max(run.params.steps - 1, 1)
+    panels = []
+    for key, y in (("max_weight", axis(SCALE["max_weight_y"], min=0, max=1.02)),
+                   ("entropy", axis(SCALE["entropy_y"], min=0)),
+                   ("grad_norm", axis(SCALE["grad_norm_y"], log=10)), ("loss", axis(SCALE["loss_y"], min=0))):
+        values = getattr(run, key)
+        lines = [series(SCALE[name], run.steps, values[name], COLOR[name]) for name in ("scaled", "unscaled")]
+        hlines = [{"y": run.uniform_entropy, "name": SCALE["uniform"]}] if key == "entropy" else []
+        panels.append(panel(SCALE[key], axis(SCALE["x"], min=0, max=last), y, lines, hlines))
+    legend = charts.legend_of(panels[0]["series"]) + [{"text": SCALE["uniform"], "swatch": "#555555", "dash": True, "line": True}]
+    return charts.chart(panels, legend=legend, columns=2, height=380)

@@ -1,31 +1,46 @@
-"""What each tab displays for one request, rendered once and kept in a bounded LRU cache.
+"""What each tab displays for one request, built once and kept in a bounded LRU cache.
 
-Drawing is the slow part of a request (matplotlib text and PNG encoding), so the cache holds the
-finished PNG data URLs, not just the tensors: a class clicking the same example gets them back at once.
+A view is numbers and labels for the browser to draw (core.render.matrix, core.render.charts): the
+server never draws a picture on a click. The cache holds the finished dicts, so a class clicking the
+same example gets them back at once; every view is also remembered for its PNG export (core.serve.exports).
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, fields
 from functools import lru_cache
 from typing import Any
 
 import numpy as np
 
+from ..lab import steps
 from ..lab.causality import probe
 from ..lab.masking import sqrt_d_experiment, three_ways
-from ..lab.session import Lab, Request, make_request, row_check, weights_payload
-from ..render import heatmap, plots
+from ..lab.session import TRACE_MAX_TOKENS, Lab, Request, make_request, row_check, weights_payload
+from ..lab.text import tokenize
+from ..render import lab_charts, matrix, tab_matrices
+from . import slots
+from .exports import remember
 
 VIEW_CACHE = 256
+NOTES = {"no_heads": "{title} has one head as wide as d_model; n_heads is not used."}
+
+
+def served(view):
+    """A view on its way to a page: each of its drawings is remembered for a PNG export."""
+    for f in fields(view):
+        value = getattr(view, f.name)
+        if isinstance(value, dict) and "kind" in value:
+            remember(value)
+    return view
 
 
 @dataclass(frozen=True)
 class AttentionView:
-    """The Attention tab: one heatmap per head, the mask, the row check, notes, and the API JSON."""
+    """The Attention tab: the heatmaps (and head view), the mask, the row check, notes, and the API JSON."""
 
-    heatmaps: str  # PNG data URL
-    mask: str  # PNG data URL
+    heatmaps: dict[str, Any]  # core.render.matrix data
+    mask: dict[str, Any]
     check: str
     note: str
     payload: dict[str, Any]
@@ -33,49 +48,78 @@ class AttentionView:
 
 @lru_cache(maxsize=VIEW_CACHE)
 def attention_view(lab: Lab, req: Request) -> AttentionView:
-    """Run the request and draw it; cached on (lab, request)."""
+    """Run the request and lay out its numbers for the page; cached on (lab, request), computed in a CPU slot."""
+    with slots.CPU:
+        return _attention_view(lab, req)
+
+
+def _attention_view(lab: Lab, req: Request) -> AttentionView:
     run = lab.run(req)
     variant = lab.registry.get(req.variant)
-    H = run.weights.shape[0]
     notes = [run.tokens.note]
     if not variant.uses_heads and req.n_heads != 1:
-        notes.append(f"{variant.title} has one head as wide as d_model; n_heads is not used.")
-    heatmaps = heatmap.heatmap_grid(list(run.weights.numpy()), run.tokens.tokens, _head_titles(H))
-    mask = heatmap.mask_image(run.allowed.numpy())
-    return AttentionView(heatmaps, mask, row_check(run).line, " ".join(n for n in notes if n), weights_payload(run))
+        notes.append(NOTES["no_heads"].format(title=variant.title))
+    tr = run.trace
+    note = " ".join(n for n in notes if n)
+    heat = matrix.attention(run.tokens.tokens, run.weights.numpy(), tr.mask[0].numpy(), tr.scaled[0].numpy(),
+                            n_kv_heads=tr.k.shape[1], normalised=getattr(variant, "normalised", True), note=note)
+    return AttentionView(heat, mask_view(run.allowed.numpy().tobytes(), len(run.tokens)),
+                         row_check(run).line, note, weights_payload(run))
 
 
-def warm_frames(lengths: range = range(6, 15), heads: tuple[int, ...] = (1, 2, 4)) -> int:
-    """Draw the heatmap frames the Attention tab's common sentences need (6-14 tokens; 1, 2 or 4 heads;
-    the two narrowest label margins) and their causal masks: ~0.1 s each, so a class's first clicks
-    do not each wait for one. Returns how many were drawn."""
-    n = 0
-    for T in lengths:
-        heatmap.mask_image(np.tril(np.ones((T, T), dtype=bool)))
-        for h in heads:
-            rows, cols = heatmap.grid(h, 4)
-            for margin in (heatmap.MIN_MARGIN, heatmap.MIN_MARGIN + heatmap.MARGIN_STEP):
-                heatmap.frame_for(heatmap.Layout(T, tuple(_head_titles(h)), rows, cols, margin))
-                n += 1
-    return n
-
-
-def _head_titles(n: int) -> list[str]:
-    return [f"head {h}" for h in range(n)]
+@lru_cache(maxsize=VIEW_CACHE)
+def mask_view(packed: bytes, T: int) -> dict[str, Any]:
+    """The mask pattern depends on the length and the variant, never on the words: cached across sentences."""
+    return matrix.mask(np.frombuffer(packed, dtype=bool).reshape(T, T))
 
 
 def attention(lab: Lab, sentence, variant="multi-head", causal=True, scaled=True, n_heads=2, d_model=16, seed=0,
               options="{}") -> AttentionView:
     """Raw UI/API values -> the (cached) view; ConfigError for anything a person got wrong."""
-    return attention_view(lab, make_request(sentence, variant, causal, scaled, n_heads, d_model, seed, options))
+    return served(attention_view(lab, make_request(sentence, variant, causal, scaled, n_heads, d_model, seed, options)))
+
+
+@dataclass(frozen=True)
+class StepView:
+    """The Step-through tab for one head: the head shown, the heads there are, sharing/band, and each stage."""
+
+    head: int
+    last_head: int
+    sharing: str
+    stages: list[tuple[str, dict[str, Any]]]  # (formula as Markdown with LaTeX, matrix data) per stage
+    run: Any  # the Run, for the trace download
+
+
+@lru_cache(maxsize=VIEW_CACHE)
+def _step_view(lab: Lab, req: Request, head: int) -> StepView:
+    run = lab.run(req)
+    h = steps.pick_head(run, head)
+    shown = []
+    for stage in steps.stages(run, h, variant=lab.registry.get(req.variant)):
+        shown.append((steps.formula_markdown(stage, run.config.scaled), tab_matrices.stage(stage, run.tokens.tokens)))
+    return StepView(h, steps.last_head(run), steps.sharing(run), shown, run)
+
+
+def padded(stages: list, n: int) -> list:
+    """Exactly n (formula, data) pairs for n stage slots: cut, or filled with empty ones."""
+    return [*stages[:n], *[("", None)] * (n - len(stages[:n]))]
+
+
+def step(lab: Lab, sentence, variant, causal, scaled, n_heads, d_model, seed, options, head) -> StepView:
+    """Raw UI values -> every stage of one head (cached)."""
+    req = make_request(sentence, variant, causal, scaled, n_heads, d_model, seed, options)
+    view = _step_view(lab, req, steps.pick_head(lab.run(req), head))
+    for _, data in view.stages:
+        remember(data)
+    return view
 
 
 @dataclass(frozen=True)
 class CausalityView:
-    """The Causality tab: bars of max |change| per row, the dependency heatmap, a summary, the API JSON."""
+    """The Causality tab: bars of max |change| per row, the dependency map, a summary, the API JSON."""
 
-    bars: str
-    dependency: str
+    bars: dict[str, Any]
+    dependency: dict[str, Any]
     summary: str
     payload: dict[str, Any]
 
@@ -84,57 +128,71 @@ class CausalityView:
 def _causality_view(lab: Lab, sentence: str, position: int, replacement: str, causal: bool, variant: str,
                     seed: int) -> CausalityView:
     res = probe(lab, sentence, position, replacement, causal, variant, seed)
-    where = "with the causal mask" if res.causal else "WITHOUT the causal mask"
-    bars = plots.bars(res.row_max_abs_diff, res.tokens, res.position,
-                      f"token {res.position} → {plots.tick_label(res.replacement)}, {where}", "max |output change|")
-    dep = heatmap.heatmap_grid([res.dependency.numpy()], res.tokens, [f"|d out_i / d x_j|, {where}"],
-                             vmin=0.0, vmax=None, cmap="magma", xlabel="input token j", ylabel="output row i")
+    bars = lab_charts.causality_bars(res.row_max_abs_diff, res.tokens, res.position, res.replacement, res.causal)
+    dep = tab_matrices.dependency(res.tokens, res.dependency.numpy(), res.causal)
     return CausalityView(bars, dep, res.summary, res.payload())
 
 
 def causality(lab: Lab, sentence, position, replacement, causal=True, variant="multi-head", seed=0) -> CausalityView:
     """Raw UI/API values -> the (cached) view."""
     key_pos = position if isinstance(position, (int, float)) and not isinstance(position, bool) else str(position)
-    return _causality_view(lab, sentence, key_pos, replacement, bool(causal), variant, seed)
+    return served(_causality_view(lab, sentence, key_pos, replacement, bool(causal), variant, seed))
+
+
+def last_position(sentence: Any) -> int:
+    """The largest position the Causality tab's slider offers for this sentence: its last token (at least 1)."""
+    if not isinstance(sentence, str):
+        return 0
+    return max(len(tokenize(sentence, TRACE_MAX_TOKENS).tokens) - 1, 1)  # a slider needs a range
+
+
+def position_range(sentence: Any, position: Any) -> tuple[int, int]:
+    """(last position, position held to it) for the Causality slider when the sentence changes."""
+    last = last_position(sentence)
+    try:
+        return last, min(max(int(position), 0), last)
+    except (TypeError, ValueError):
+        return last, 0
 
 
 @dataclass(frozen=True)
 class MaskingView:
-    """The Masking tab: the three ways side by side, the sqrt(d) plot, and what they show."""
+    """The Masking tab: the three ways side by side, the sqrt(d) curves, and what they show."""
 
-    three: str
+    three: dict[str, Any]
     three_summary: str
-    sqrt_d: str
+    sqrt_d: dict[str, Any]
     sqrt_d_summary: str
+
+
+SQRT_D_SUMMARY = (
+    "q·k of two random d-dimensional vectors has standard deviation √d: at d = {d} the unscaled scores spread "
+    "{unscaled_std:.1f} and the softmax puts {unscaled_max:.2f} on one key on average (nearly one-hot, tiny "
+    "gradients); divided by √d they spread {scaled_std:.2f} and the largest weight stays {scaled_max:.2f}."
+)
 
 
 @lru_cache(maxsize=VIEW_CACHE)
 def _masking_view(lab: Lab, req: Request) -> MaskingView:
     run = lab.run(req)
     ways = three_ways(run.trace.scaled[0, 0])  # head 0's scaled scores (T, T)
-    three = heatmap.heatmap_grid(
-        [ways.neg_inf.numpy(), ways.renormalised.numpy(), ways.zero_fill.numpy()], run.tokens.tokens,
-        ["1. -inf, then softmax", "2. softmax, zero future, renormalise", "3. WRONG: fill 0, then softmax"],
-        max_cols=3,
-    )
+    three = tab_matrices.three_ways(run.tokens.tokens, ways.neg_inf.numpy(), ways.renormalised.numpy(),
+                              ways.zero_fill.numpy())
     exp = sqrt_d_experiment()
-    series = {f"{m} {s}": vals for m, table in (("max weight", exp.max_weight), ("entropy", exp.entropy))
-              for s, vals in table.items()}
-    sqrt_d = plots.lines(exp.dims, series, [
-        ("largest weight in a row (1 = one-hot)", "mean max weight", ["max weight unscaled", "max weight scaled"]),
-        (f"entropy of a row (uniform = {exp.uniform_entropy:.2f} nats)", "mean entropy (nats)",
-         ["entropy unscaled", "entropy scaled"]),
-    ], "head dimension d")
     i = exp.dims.index(512) if 512 in exp.dims else -1
-    summary = (
-        f"q·k of two random d-dimensional vectors has standard deviation √d: at d = {exp.dims[i]} the unscaled "
-        f"scores spread {exp.score_std['unscaled'][i]:.1f} and the softmax puts {exp.max_weight['unscaled'][i]:.2f} "
-        f"on one key on average (nearly one-hot, tiny gradients); divided by √d they spread "
-        f"{exp.score_std['scaled'][i]:.2f} and the largest weight stays {exp.max_weight['scaled'][i]:.2f}."
-    )
-    return MaskingView(three, ways.summary, sqrt_d, summary)
+    summary = SQRT_D_SUMMARY.format(
+        d=exp.dims[i], unscaled_std=exp.score_std["unscaled"][i], unscaled_max=exp.max_weight["unscaled"][i],
+        scaled_std=exp.score_std["scaled"][i], scaled_max=exp.max_weight["scaled"][i])
+    return MaskingView(three, ways.summary, lab_charts.sqrt_d_chart(exp), summary)
 
 
 def masking(lab: Lab, sentence, seed=0) -> MaskingView:
     """The three masking ways on head 0 of the sentence (multi-head, unmasked scores), and the sqrt(d) plot."""
-    return _masking_view(lab, make_request(sentence, "multi-head", True, True, 2, 16, seed, "{}"))
+    return served(_masking_view(lab, make_request(sentence, "multi-head", True, True, 2, 16, seed, "{}")))
+
+
+def model_chart(payload: dict[str, Any]) -> dict[str, Any]:
+    """The Model tab's chart from its /model_size numbers (parameters by part; the KV cache against multi-head)."""
+    from ..model import PRESETS
+
+    return remember(lab_charts.model_parts(payload, PRESETS[payload["preset"]].context_length))

@@ -15,6 +15,10 @@ os.environ.setdefault("GRADIO_ANALYTICS_ENABLED", "False")  # no network at run 
 # /monitoring page): a cost that grows with the server's age. Keep the last 1,000, summarised every 100.
 os.environ.setdefault("GRADIO_ANALYTICS_MAX_EVENTS", "1000")
 os.environ.setdefault("GRADIO_ANALYTICS_CACHE_FREQUENCY", "100")
+# Gradio's "run history" keeps every call's inputs and outputs in the browser's localStorage (up to 100), re-read
+# and re-written whole on every event: ~1 ms of the page's time per KB of outputs, growing with each click, and
+# a class's sentences left on shared machines. Off (the API's own /runs page is not part of the lab).
+os.environ.setdefault("GRADIO_RUN_HISTORY", "False")
 
 import gradio as gr  # noqa: E402
 
@@ -73,6 +77,7 @@ def launch_options() -> dict[str, Any]:
                                    font_mono=["ui-monospace", "monospace"]),  # no Google Fonts download
         "ssr_mode": False,
         "show_error": True,  # gr.Error messages reach the page; they are one escaped sentence, never a traceback
+        "run_history": False,  # see GRADIO_RUN_HISTORY above
     }
 
 
@@ -80,8 +85,8 @@ def launch(demo: gr.Blocks, **kwargs) -> None:
     """Serve on GRADIO_SERVER_NAME:GRADIO_SERVER_PORT (127.0.0.1:7860 by default); then warm the tabs.
 
     Warming (ATTENTION_LAB_WARM=0 turns it off) starts after the first page is served, so it never
-    delays start-up: each tab's default view (~3 s in all), the common heatmap frames (~3 s), then the
-    two default experiments (~17 s, in a worker process).
+    delays start-up: each tab's default view and the trained model's opening view (~3 s in all), then
+    the two default experiments (~17 s, in a worker process).
     """
     demo.launch(
         server_name=os.environ.get("GRADIO_SERVER_NAME", "127.0.0.1"),

@@ -1,6 +1,8 @@
-"""The first screen: a sentence, the settings, one heatmap per head. Layout and wiring only."""
+"""The first screen: a sentence, the settings, one heatmap per head and the head view. Layout and wiring only."""
 
 from __future__ import annotations
+
+import json
 
 import gradio as gr
 
@@ -8,7 +10,16 @@ from core.config import Option, options_json
 from core.serve import views
 
 from . import trained_panel
-from .common import CPU_GROUP, CPU_LIMIT, plot, user_errors
+from .common import (
+    CPU_GROUP,
+    CPU_LIMIT,
+    api_accordion,
+    export_button,
+    problem_box,
+    sentence_not_error,
+    user_errors,
+    view,
+)
 
 TITLE = "Attention"
 EXAMPLES = [
@@ -17,6 +28,23 @@ EXAMPLES = [
     "Wait, what? It works: attention, masks and heads!",
 ]
 D_MODELS = [4, 8, 16, 32, 64]
+TEXT = {
+    "weights": "Weights",
+    "weights_info": "random layers you can reshape, or the trained tiny model's real heads",
+    "sentence": "Sentence",
+    "examples": "Examples",
+    "variant": "Variant (from the plugin registry)",
+    "about": "About this variant",
+    "causal": "causal mask",
+    "scaled": "divide scores by √d_head",
+    "n_heads": "heads (n_heads; must divide d_model)",
+    "d_model": "d_model",
+    "seed": "seed (weights and token vectors)",
+    "options": "options (JSON, as the API takes them)",
+    "check": "Check (measured on these weights)",
+    "notes": "Notes",
+    "payload": "JSON (the /attention API output)",
+}
 
 
 def option_control(opt: Option, elem_id: str) -> gr.components.Component:
@@ -37,43 +65,48 @@ def build(ctx) -> None:
     registry = ctx.registry
     first = views.attention(ctx.lab, EXAMPLES[0])
     weights = gr.Radio([trained_panel.RANDOM, trained_panel.TRAINED], value=trained_panel.RANDOM,
-                       label="Weights", elem_id="weights",
-                       info="random layers you can reshape, or the trained tiny model's real heads")
+                       label=TEXT["weights"], elem_id="weights", info=TEXT["weights_info"])
     with gr.Row() as random_view:
         with gr.Column(scale=1, min_width=300):
-            sentence = gr.Textbox(value=EXAMPLES[0], label="Sentence", lines=2, max_lines=4, elem_id="sentence")
-            gr.Examples([[e] for e in EXAMPLES], inputs=[sentence], label="Examples")
+            sentence = gr.Textbox(value=EXAMPLES[0], label=TEXT["sentence"], lines=2, max_lines=4, elem_id="sentence")
+            gr.Markdown(TEXT["examples"], elem_classes=["al-examples-title"])
+            with gr.Row(elem_classes=["al-examples"]):
+                examples = [gr.Button(e, size="sm", variant="secondary", elem_id=f"example-{i}",
+                                      elem_classes=["al-example"]) for i, e in enumerate(EXAMPLES)]
             variant = gr.Dropdown([(v.title, v.name) for v in registry.variants.values()], value="multi-head",
-                                  label="Variant (from the plugin registry)", elem_id="variant",
+                                  label=TEXT["variant"], elem_id="variant",
                                   allow_custom_value=True)  # the API names a bad one itself
-            about = gr.Textbox(value=_about(registry, "multi-head"), label="About this variant", lines=3,
-                               interactive=False)
+            about = gr.Textbox(value=_about(registry, "multi-head"), label=TEXT["about"], lines=3, interactive=False)
             with gr.Row():
-                causal = gr.Checkbox(value=True, label="causal mask", elem_id="causal")
-                scaled = gr.Checkbox(value=True, label="divide scores by √d_head", elem_id="scaled")
-            n_heads = gr.Slider(1, 8, value=2, step=1, label="heads (n_heads; must divide d_model)", elem_id="n_heads")
-            d_model = gr.Dropdown(D_MODELS, value=16, label="d_model", elem_id="d_model")
-            seed = gr.Number(value=0, precision=0, label="seed (weights and token vectors)", elem_id="seed")
+                causal = gr.Checkbox(value=True, label=TEXT["causal"], elem_id="causal")
+                scaled = gr.Checkbox(value=True, label=TEXT["scaled"], elem_id="scaled")
+            n_heads = gr.Slider(1, 8, value=2, step=1, label=TEXT["n_heads"], elem_id="n_heads")
+            d_model = gr.Dropdown(D_MODELS, value=16, label=TEXT["d_model"], elem_id="d_model")
+            seed = gr.Number(value=0, precision=0, label=TEXT["seed"], elem_id="seed")
             groups, controls = [], {}  # per variant: its Option controls, shown only when it is selected
             for v in registry.variants.values():
                 with gr.Group(visible=v.name == "multi-head") as group:
                     controls[v.name] = [option_control(o, f"opt-{v.name}-{o.name}") for o in v.options]
                 groups.append(group)
-            options = gr.Textbox(value="{}", label="options (JSON, as the API takes them)", elem_id="options")
-        with gr.Column(scale=2):
-            heatmaps = gr.Plot(plot(first.heatmaps), label="Attention weights, one heatmap per head",
-                               elem_id="heatmaps")
-            check = gr.Textbox(first.check, label="Check", interactive=False, elem_id="check")
-            note = gr.Textbox(first.note, label="Notes", interactive=False, elem_id="note")
+        with gr.Column(scale=3):
+            problem = problem_box("attention-problem")
+            heatmaps = view(first.heatmaps, elem_id="attention-heatmaps")  # notes are written in the view
             with gr.Row():
-                mask = gr.Plot(plot(first.mask), label="Mask (amber = may attend, dark = blocked)", elem_id="mask")
-                payload = gr.JSON(first.payload, label="JSON (the /attention API output)", open=False)
+                mask = view(first.mask, elem_id="attention-mask", scale=1, min_width=260)
+                with gr.Column(scale=2):
+                    check = gr.Textbox(first.check, label=TEXT["check"], interactive=False, elem_id="check")
+                    export_button(heatmaps, "attention")
+            with api_accordion():
+                options = gr.Textbox(value="{}", label=TEXT["options"], elem_id="options")
+                note = gr.Textbox(first.note, label=TEXT["notes"], interactive=False, elem_id="note")
+                payload = gr.JSON(first.payload, label=TEXT["payload"], open=False)
+                api_call = gr.Button(visible=False)  # the public /attention endpoint's own (queued) trigger
 
     trained = trained_panel.build(ctx)
     weights.change(
         lambda w: (gr.update(visible=w == trained_panel.RANDOM), gr.update(visible=w == trained_panel.TRAINED)),
         weights, [random_view, trained.column], api_visibility="private", queue=False,
-    ).then(trained.fill, [weights, *trained.inputs], trained.outputs, api_visibility="private",
+    ).then(trained.fill, [weights, trained.sentence], trained.filled, api_visibility="private",
            concurrency_id=CPU_GROUP, concurrency_limit=CPU_LIMIT, show_progress="minimal")
 
     names = list(registry.variants)
@@ -81,42 +114,55 @@ def build(ctx) -> None:
     inputs = [sentence, variant, causal, scaled, n_heads, d_model, seed, options]
     outputs = [heatmaps, mask, check, note, payload]
 
+    def shown(v: views.AttentionView) -> tuple:
+        return v.heatmaps, v.mask, v.check, v.note, v.payload
+
     @user_errors
     def attention(sentence, variant="multi-head", causal=True, scaled=True, n_heads=2, d_model=16, seed=0,
                   options="{}"):
         """Attention weights of every head for a sentence; JSON {"tokens": [...], "weights": [H][T][T]}."""
-        v = views.attention(ctx.lab, sentence, variant, causal, scaled, n_heads, d_model, seed, options)
-        return plot(v.heatmaps), plot(v.mask), v.check, v.note, v.payload
+        return shown(views.attention(ctx.lab, sentence, variant, causal, scaled, n_heads, d_model, seed, options))
 
-    @user_errors
+    def draw(*values):
+        """The page's own call: the same view, one round trip, a mistake as a sentence (see sentence_not_error)."""
+        return shown(views.attention(ctx.lab, *values))
+
     def on_variant(data: dict):
-        """Show the variant's own controls, disable heads where they do not apply, reset options."""
+        """A new variant in one round trip: its own controls, heads/scaling enabled where they apply, its view."""
         name = data[variant]
         v = registry.get(name)
+        opts = options_json(v.options, [data[c] for c in controls[name]])
+        drawn = views.attention(ctx.lab, data[sentence], name, data[causal], data[scaled], data[n_heads],
+                                data[d_model], data[seed], opts)
         return (
             gr.update(interactive=v.uses_heads),
+            gr.update(interactive=getattr(v, "uses_scaling", True)),
             _about(registry, name),
-            options_json(v.options, [data[c] for c in controls[name]]),
+            opts,
             *[gr.update(visible=n == name) for n in names],
+            *shown(drawn),
         )
 
     for v in registry.variants.values():  # a variant's controls write its options JSON
         if controls[v.name]:
-            triggers = [c.release if isinstance(c, gr.Slider) else c.change for c in controls[v.name]]
-            gr.on(triggers, user_errors(lambda *values, v=v: options_json(v.options, values)), controls[v.name], options,
-                  api_visibility="private", queue=False)
-    gr.on(
-        [sentence.change, causal.change, scaled.change, n_heads.release, d_model.change, seed.change, options.change],
-        attention, inputs, outputs, api_name="attention", concurrency_id=CPU_GROUP, concurrency_limit=CPU_LIMIT,
-        trigger_mode="always_last", show_progress="minimal",
-    )
-    variant.change(
-        on_variant, {variant, *flat_controls}, [n_heads, about, options, *groups], api_visibility="private", queue=False
-    ).success(attention, inputs, outputs, api_visibility="private", concurrency_id=CPU_GROUP,
-              concurrency_limit=CPU_LIMIT, trigger_mode="always_last", show_progress="minimal")
+            triggers = [c.input if isinstance(c, gr.Slider) else c.change for c in controls[v.name]]
+            write = sentence_not_error(lambda *values, v=v: (options_json(v.options, values),), 1)
+            gr.on(triggers, write, controls[v.name], [options, problem], api_visibility="private", queue=False)
+    api_call.click(attention, inputs, outputs, api_name="attention", concurrency_id=CPU_GROUP,
+                   concurrency_limit=CPU_LIMIT)
+    # The page's events skip Gradio's queue (one HTTP round trip instead of a join, a stream and a message:
+    # ~100-200 ms less per click, measured in docs/app.md); core.serve.slots bounds the CPU they use instead.
+    fast = dict(queue=False, api_visibility="private", trigger_mode="always_last", show_progress="hidden",
+                preprocess=False)  # raw values: views.attention checks them and says what is wrong in a sentence
+    gr.on([sentence.change, causal.change, scaled.change, n_heads.change, d_model.change, seed.change, options.change],
+          sentence_not_error(draw, len(outputs)), inputs, [*outputs, problem], **fast)
+    changed = [n_heads, scaled, about, options, *groups, *outputs]
+    variant.change(sentence_not_error(on_variant, len(changed)), {variant, *inputs, *flat_controls},
+                   [*changed, problem], **fast)  # (a Dropdown's .input fires twice per pick)
+    for button, example in zip(examples, EXAMPLES, strict=True):  # set in the page: one round trip, not two
+        button.click(None, None, sentence, js=f"() => {json.dumps(example)}", queue=False)
     ctx.shared["attention_inputs"] = inputs
     ctx.warm.append(trained.warm)  # the tiny model and its head roles (~0.7 s)
-    ctx.warm.append(views.warm_frames)  # the frames of 6-14 token sentences (~3 s)
 
 
 def _about(registry, name: str) -> str:

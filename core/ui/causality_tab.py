@@ -6,39 +6,60 @@ import gradio as gr
 
 from core.serve import views
 
-from .common import CPU_GROUP, CPU_LIMIT, plot, user_errors
+from .common import CPU_GROUP, CPU_LIMIT, api_accordion, export_button, user_errors, view
 
 TITLE = "Causality"
+MAX_POSITION = 63  # the longest sentence the lab reads has 64 tokens
 SENTENCE = "The cat sat on the mat because it was tired"
+INTRO = ("Replace one token and measure how much each output row changes. With the causal mask, rows "
+         "before the edit cannot move at all; switch the mask off to see the future leak into the past.")
+TEXT = {
+    "sentence": "Sentence",
+    "position": "position to edit (0 = first token)",
+    "replacement": "replacement word",
+    "causal": "causal mask",
+    "variant": "Variant",
+    "summary": "What changed",
+    "payload": "JSON (the /causality API output)",
+}
 
 
 def build(ctx) -> None:
-    gr.Markdown("Replace one token and measure how much each output row changes. With the causal mask, rows "
-                "before the edit cannot move at all; switch the mask off to see the future leak into the past.")
+    gr.Markdown(INTRO)
     with gr.Row():
         with gr.Column(scale=1, min_width=280):
-            sentence = gr.Textbox(SENTENCE, label="Sentence", lines=2, elem_id="causality-sentence")
-            position = gr.Slider(0, 63, value=3, step=1, label="position to edit (0 = first token)",
-                                 elem_id="causality-position")
-            replacement = gr.Textbox("dog", label="replacement word", elem_id="causality-replacement")
-            causal = gr.Checkbox(value=True, label="causal mask", elem_id="causality-causal")
+            sentence = gr.Textbox(SENTENCE, label=TEXT["sentence"], lines=2, elem_id="causality-sentence")
+            position = gr.Slider(0, MAX_POSITION, value=3, step=1, label=TEXT["position"],
+                                 elem_id="causality-position")  # the API's range; the page narrows it to the sentence
+            replacement = gr.Textbox("dog", label=TEXT["replacement"], elem_id="causality-replacement")
+            causal = gr.Checkbox(value=True, label=TEXT["causal"], elem_id="causality-causal")
             variant = gr.Dropdown([(v.title, v.name) for v in ctx.registry.variants.values()], value="multi-head",
-                                  label="Variant", allow_custom_value=True)
-        with gr.Column(scale=2):
-            summary = gr.Textbox(label="What changed", interactive=False, elem_id="causality-summary")
+                                  label=TEXT["variant"], allow_custom_value=True)
+        with gr.Column(scale=3):
+            summary = gr.Textbox(label=TEXT["summary"], interactive=False, elem_id="causality-summary")
             with gr.Row():
-                bars = gr.Plot(label="max |change| of each output row")
-                dependency = gr.Plot(label="dependency |d out_i / d x_j| (autograd)")
-            payload = gr.JSON(label="JSON (the /causality API output)", open=False)
+                bars = view(None, elem_id="causality-bars", scale=1, min_width=420)
+                dependency = view(None, elem_id="causality-dependency", scale=1, min_width=420)
+            export_button(bars, "causality-bars")
+            with api_accordion():
+                payload = gr.JSON(label=TEXT["payload"], open=False)
 
     @user_errors
     def causality(sentence, position, replacement, causal=True, variant="multi-head"):
         """Max |output change| per row after replacing one token; JSON {"row_max_abs_diff": [T numbers]}."""
         v = views.causality(ctx.lab, sentence, position, replacement, causal, variant)
-        return plot(v.bars), plot(v.dependency), v.summary, v.payload
+        return v.bars, v.dependency, v.summary, v.payload
 
+    def positions(sentence, position):
+        """The slider ranges over the sentence's tokens; a position past the end moves to the last token."""
+        last, value = views.position_range(sentence, position)
+        return gr.update(maximum=last, value=value)
+
+    inputs, outputs = [sentence, position, replacement, causal, variant], [bars, dependency, summary, payload]
+    kwargs = dict(concurrency_id=CPU_GROUP, concurrency_limit=CPU_LIMIT, trigger_mode="always_last",
+                  show_progress="minimal")
     ctx.warm.append(lambda: causality(sentence.value, position.value, replacement.value, causal.value, variant.value))
-    gr.on([ctx.tab.select, sentence.change, position.release, replacement.change, causal.change, variant.change], causality,
-          [sentence, position, replacement, causal, variant], [bars, dependency, summary, payload],
-          api_name="causality", concurrency_id=CPU_GROUP, concurrency_limit=CPU_LIMIT, trigger_mode="always_last",
-          show_progress="minimal")
+    gr.on([position.input, replacement.change, causal.change, variant.change], causality,
+          inputs, outputs, api_name="causality", **kwargs)
+    gr.on([ctx.tab.select, sentence.change], positions, [sentence, position], position, api_visibility="private",
+          queue=False).then(causality, inputs, outputs, api_visibility="private", **kwargs)

@@ -1,4 +1,4 @@
-"""Small glue every tab shares: errors as one sentence, cached PNGs as gr.Plot values, concurrency policy."""
+"""Small glue every tab shares: errors as one sentence, browser-drawn views, the API accordion, concurrency policy."""
 
 from __future__ import annotations
 
@@ -7,9 +7,10 @@ import html
 import logging
 
 import gradio as gr
-from gradio.components.plot import PlotData
 
 from core.config import ConfigError
+from core.render import web
+from core.serve import exports
 
 log = logging.getLogger("attention_lab.ui")
 
@@ -27,9 +28,36 @@ TRAINING_GROUP = "lab-training"
 TRAINING_LIMIT = 1
 
 
-def plot(data_url: str) -> PlotData:
-    """A PNG the core already rendered (and cached), as gr.Plot's value: no second savefig."""
-    return PlotData(type="matplotlib", plot=data_url)
+API = "For scripts (API)"  # the accordion on each tab that holds what a script needs, not a student
+EXPORT = "PNG for a worksheet"
+EXPORTED = "PNG of this view"
+
+gr.set_static_paths([web.ASSETS])  # the views' JS and CSS, served by the app itself (never a CDN)
+
+
+def view(value=None, elem_id: str | None = None, **kwargs) -> gr.HTML:
+    """A view the browser draws from numbers (core/render/web): value is a core.render.matrix/charts dict."""
+    return gr.HTML(value=value, html_template=web.TEMPLATE, js_on_load=web.JS_ON_LOAD, head=web.head(),
+                   elem_id=elem_id, show_label=False, container=False, padding=False, apply_default_css=False,
+                   **kwargs)
+
+
+def api_accordion() -> gr.Accordion:
+    """Collapsed: the JSON, option boxes and downloads a script needs; teaching screens stay for teaching."""
+    return gr.Accordion(API, open=False)
+
+
+def export_button(source: gr.HTML, elem_id: str) -> None:
+    """A button that draws the view once as a PNG (matplotlib, on demand) and offers it as a file."""
+    with gr.Row():
+        button = gr.Button(EXPORT, size="sm", scale=0, min_width=220, elem_id=f"{elem_id}-export")
+        file = gr.File(label=EXPORTED, visible=False, interactive=False, elem_id=f"{elem_id}-png")
+
+    @user_errors
+    def save(shown):
+        return gr.update(value=exports.png_file(shown), visible=True)
+
+    button.click(save, source, file, api_visibility="private", concurrency_id=CPU_GROUP, concurrency_limit=CPU_LIMIT)
 
 
 def user_errors(fn):
@@ -47,5 +75,34 @@ def user_errors(fn):
             log.exception("unexpected error in %s", fn.__name__)
             raise gr.Error("Something went wrong computing this view; try other settings.",
                            print_exception=False) from None
+
+    return wrapper
+
+
+PROBLEM = "Not redrawn"  # the label of the sentence that says why a setting could not be drawn
+APOLOGY = "Something went wrong computing this view; try other settings."
+
+
+def problem_box(elem_id: str) -> gr.Textbox:
+    """Where a fast (unqueued) event says, in one sentence, why it kept the last drawing."""
+    return gr.Textbox(label=PROBLEM, visible=False, interactive=False, elem_id=elem_id,
+                      elem_classes=["al-problem"])
+
+
+def sentence_not_error(fn, n_outputs: int):
+    """For events that skip Gradio's queue (one round trip instead of three): such an event cannot show an
+    error toast, so a person's mistake comes back as a sentence in the problem box (the last outputs), the
+    other outputs untouched. The public API keeps the queued event, whose errors are gr.Error."""
+
+    @functools.wraps(fn)
+    def wrapper(*args):
+        try:
+            return (*fn(*args), gr.update(visible=False))
+        except (ConfigError, ValueError, TypeError) as exc:
+            sentence = str(exc)
+        except Exception:  # a bug: log it, keep serving, never show a traceback
+            log.exception("unexpected error in %s", fn.__name__)
+            sentence = APOLOGY
+        return (*(gr.skip() for _ in range(n_outputs)), gr.update(value=sentence, visible=True))
 
     return wrapper

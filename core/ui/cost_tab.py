@@ -5,9 +5,9 @@ from __future__ import annotations
 import gradio as gr
 
 from core.bench import cost
-from core.render.cost_plot import live_figure
+from core.render.cost_plot import live_chart, saved_chart
 
-from .common import CPU_GROUP, CPU_LIMIT, user_errors
+from .common import CPU_GROUP, CPU_LIMIT, export_button, user_errors, view
 
 TITLE = "Cost"
 INTRO = """### The square that grows
@@ -24,7 +24,7 @@ HEADERS = ["T", "naive: scores in memory (MiB, measured)", "windowed: band (MiB)
 def measure(max_T: float, window: float):
     """Live run at T = 32, 64, … up to max_T; the figure and the table of what was measured."""
     rows, table = cost.measure_up_to(max_T, window)
-    return live_figure(rows, window), table
+    return live_chart(rows, window), table
 
 
 def build(ctx) -> None:
@@ -33,7 +33,8 @@ def build(ctx) -> None:
         max_T = gr.Slider(32, cost.LIVE_MAX_T, value=256, step=32, label="longest T to measure now", elem_id="cost-T")
         window = gr.Slider(4, 256, value=32, step=4, label="window (sliding-window width)", elem_id="cost-window")
         go = gr.Button("Measure now", variant="primary", elem_id="cost-go")
-    figure = gr.Plot(label="Scores in memory and time per call against T")
+    figure = view(None, elem_id="cost-live")
+    export_button(figure, "cost-live")
     table = gr.Dataframe(headers=HEADERS, interactive=False, label="Measured now")
     go.click(measure, [max_T, window], [figure, table], api_name="cost",
              concurrency_id=CPU_GROUP, concurrency_limit=CPU_LIMIT)
@@ -42,9 +43,8 @@ def build(ctx) -> None:
     if saved is None:
         gr.Markdown("No saved benchmark ships with this copy; run `attention-lab bench --out core/assets`.")
         return
-    if cost.SAVED_PLOT.exists():
-        gr.Image(value=str(cost.SAVED_PLOT), label="time and peak memory growth against T",
-                 interactive=False, show_label=True)
+    saved_view = view(saved_chart(saved), elem_id="cost-saved")
+    export_button(saved_view, "cost-saved")
     gr.Dataframe(value=cost.saved_rows(saved), headers=["path", "T", "ms", "peak MiB"],
                  interactive=False, label="Saved benchmark: time and peak memory growth per call")
     gr.Markdown("How it was measured: " + saved["meta"]["method"])

@@ -9,9 +9,9 @@ from collections.abc import Iterator
 import gradio as gr
 
 from core.lab import experiments as ex
-from core.serve.experiments import figure_png, shared_mask_experiment, shared_scale_experiment, warm
+from core.serve.experiments import chart, shared_mask_experiment, shared_scale_experiment, warm
 
-from .common import TRAINING_GROUP, TRAINING_LIMIT, plot
+from .common import TRAINING_GROUP, TRAINING_LIMIT, api_accordion, export_button, view
 
 TITLE = "Experiments"
 log = logging.getLogger("attention_lab.ui")
@@ -69,8 +69,7 @@ def run_mask(steps: float = ex.MaskParams.steps, seed: float = 0, progress=gr.Pr
         p = ex.MaskParams(steps=steps, seed=seed)
         for run, cached in _snapshots(shared_mask_experiment(p), p.steps, progress):
             s = ex.mask_summary(run)
-            figure = figure_png("mask", run)
-            yield (plot(figure), _words(s, cached), run.samples.get("masked", ""),
+            yield (chart("mask", run), _words(s, cached), run.samples.get("masked", ""),
                    run.samples.get("unmasked", ""), {**s, "cached": cached})
     except Exception as exc:
         raise _fail(exc) from None
@@ -83,8 +82,7 @@ def run_scale(steps: float = ex.ScaleParams.steps, seed: float = 0, progress=gr.
         p = ex.ScaleParams(steps=steps, seed=seed)
         for run, cached in _snapshots(shared_scale_experiment(p), p.steps, progress):
             s = ex.scale_summary(run)
-            figure = figure_png("scale", run)
-            yield plot(figure), _scale_words(s, cached), {**s, "cached": cached}
+            yield chart("scale", run), _scale_words(s, cached), {**s, "cached": cached}
     except Exception as exc:
         raise _fail(exc) from None
 
@@ -103,21 +101,25 @@ def build(ctx) -> None:
     with gr.Tab("Causal mask"):
         gr.Markdown(MASK_INTRO)
         m_steps, m_seed, m_go, m_stop = _controls("mask", ex.MAX_STEPS["mask"], ex.MaskParams.steps)
-        m_plot = gr.Plot(label="Loss while training", elem_id="mask-plot")
+        m_plot = view(None, elem_id="mask-plot")
         m_words = gr.Markdown(elem_id="mask-words")
         with gr.Row():
             m_masked = gr.Textbox(label="Sample from the model trained WITH the mask", interactive=False)
             m_unmasked = gr.Textbox(label="Sample from the model trained WITHOUT the mask", interactive=False)
-        m_json = gr.JSON(label="JSON (the /mask_experiment API output)", open=False)
+        export_button(m_plot, "mask-plot")
+        with api_accordion():
+            m_json = gr.JSON(label="JSON (the /mask_experiment API output)", open=False)
         m_run = m_go.click(run_mask, [m_steps, m_seed], [m_plot, m_words, m_masked, m_unmasked, m_json],
                            api_name="mask_experiment", **cpu)
         m_stop.click(None, None, None, cancels=[m_run], api_visibility="private")
     with gr.Tab("√d scaling"):
         gr.Markdown(SCALE_INTRO)
         s_steps, s_seed, s_go, s_stop = _controls("scale", ex.MAX_STEPS["scale"], ex.ScaleParams.steps)
-        s_plot = gr.Plot(label="Softmax statistics while training", elem_id="scale-plot")
+        s_plot = view(None, elem_id="scale-plot")
         s_words = gr.Markdown(elem_id="scale-words")
-        s_json = gr.JSON(label="JSON (the /scale_experiment API output)", open=False)
+        export_button(s_plot, "scale-plot")
+        with api_accordion():
+            s_json = gr.JSON(label="JSON (the /scale_experiment API output)", open=False)
         s_run = s_go.click(run_scale, [s_steps, s_seed], [s_plot, s_words, s_json], api_name="scale_experiment", **cpu)
         s_stop.click(None, None, None, cancels=[s_run], api_visibility="private")
     ctx.warm.append(warm)  # last: the longest (~17 s in a worker process)

@@ -6,26 +6,37 @@ import gradio as gr
 
 from core.serve import views
 
-from .common import CPU_GROUP, CPU_LIMIT, plot, user_errors
+from .common import CPU_GROUP, CPU_LIMIT, export_button, user_errors, view
 
 TITLE = "Masking & scaling"
 SENTENCE = "The cat sat on the mat"
+INTRO = "Head 0 of the sentence (multi-head, d_model 16, 2 heads), masked three ways."
+TEXT = {
+    "sentence": "Sentence",
+    "seed": "seed",
+    "three_summary": "What the three show",
+    "sqrt_d_title": "### Why divide by √d: softmax sharpness against head dimension",
+    "sqrt_summary": "What the curves show",
+}
 
 
 def build(ctx) -> None:
-    gr.Markdown("Head 0 of the sentence (multi-head, d_model 16, 2 heads), masked three ways.")
+    gr.Markdown(INTRO)
     with gr.Row():
-        sentence = gr.Textbox(SENTENCE, label="Sentence", scale=3)
-        seed = gr.Number(0, precision=0, label="seed", scale=1)
-    three = gr.Plot(label="Three ways to mask")
-    three_summary = gr.Textbox(label="What the three show", interactive=False)
-    sqrt_d = gr.Plot(label="Why divide by √d: softmax sharpness against head dimension")
-    sqrt_summary = gr.Textbox(label="What the curves show", interactive=False)
+        sentence = gr.Textbox(SENTENCE, label=TEXT["sentence"], scale=3, elem_id="masking-sentence")
+        seed = gr.Number(0, precision=0, label=TEXT["seed"], scale=1)
+    three = view(None, elem_id="masking-three")
+    three_summary = gr.Textbox(label=TEXT["three_summary"], interactive=False)
+    export_button(three, "masking-three")
+    gr.Markdown(TEXT["sqrt_d_title"])
+    sqrt_d = view(None, elem_id="masking-sqrt-d")
+    sqrt_summary = gr.Textbox(label=TEXT["sqrt_summary"], interactive=False)
+    export_button(sqrt_d, "masking-sqrt-d")
 
     @user_errors
     def masking(sentence, seed=0):
         v = views.masking(ctx.lab, sentence, seed)
-        return plot(v.three), v.three_summary, plot(v.sqrt_d), v.sqrt_d_summary
+        return v.three, v.three_summary, v.sqrt_d, v.sqrt_d_summary
 
     ctx.warm.append(lambda: masking(sentence.value, seed.value))
     gr.on([ctx.tab.select, sentence.change, seed.change], masking, [sentence, seed], [three, three_summary, sqrt_d, sqrt_summary],

@@ -9,8 +9,9 @@ import gradio as gr
 
 from core.lab.model_stats import model_size
 from core.model import PRESETS
+from core.serve.views import model_chart
 
-from .common import CPU_GROUP, CPU_LIMIT, user_errors
+from .common import CPU_GROUP, CPU_LIMIT, api_accordion, export_button, user_errors, view
 
 TITLE = "Model"
 INTRO = """### From layer to model
@@ -33,10 +34,15 @@ def build(ctx) -> None:
                          elem_id="model-kv")
         window = gr.Number(value=256, precision=0, minimum=1, label="window (sliding window)", elem_id="model-window")
     summary = gr.Markdown(elem_id="model-summary")
-    parts = gr.Dataframe(headers=["part", "parameters", "share"], interactive=False, label="Where the parameters are")
-    compare = gr.Dataframe(headers=["", "multi-head (reference)", "this variant"], interactive=False,
-                           label="Against plain multi-head")
-    payload = gr.JSON(label="JSON (the /model_size API output)", open=False)
+    chart = view(None, elem_id="model-chart")
+    export_button(chart, "model-chart")
+    with gr.Row():
+        parts = gr.Dataframe(headers=["part", "parameters", "share"], interactive=False, label="Where the parameters are",
+                             elem_classes=["al-big-table"])
+        compare = gr.Dataframe(headers=["", "multi-head (reference)", "this variant"], interactive=False,
+                               label="Against plain multi-head", elem_classes=["al-big-table"])
+    with api_accordion():
+        payload = gr.JSON(label="JSON (the /model_size API output)", open=False)
 
     @lru_cache(maxsize=64)
     def counted(preset: str, variant: str, n_kv_heads: float, window: float):
@@ -46,9 +52,10 @@ def build(ctx) -> None:
     @user_errors
     def size(preset: str, variant: str, n_kv_heads: float, window: float):
         """Parameter breakdown and KV-cache size for a preset over a variant."""
-        return copy.deepcopy(counted(preset, variant, n_kv_heads, window))  # each caller gets its own lists
+        parts, compare, summary, numbers = copy.deepcopy(counted(preset, variant, n_kv_heads, window))  # caller's own
+        return model_chart(numbers), parts, compare, summary, numbers
 
-    inputs, outputs = [preset, variant, n_kv, window], [parts, compare, summary, payload]
+    inputs, outputs = [preset, variant, n_kv, window], [chart, parts, compare, summary, payload]
     ctx.warm.append(lambda: counted(*(c.value for c in inputs)))  # GPT-2 counted on the meta device (~0.4 s)
     triggers = [*(c.change for c in inputs), *([ctx.tab.select] if getattr(ctx, "tab", None) else [])]
     gr.on(triggers, size, inputs, outputs, api_name="model_size", concurrency_id=CPU_GROUP,

@@ -1,57 +1,47 @@
-"""Step through one head: every stage as a labelled matrix with its formula and shape. Wiring only."""
+"""Step through one head: every stage as a shaded matrix beside its typeset formula and shape. Wiring only."""
 
 from __future__ import annotations
 
 import gradio as gr
 
 from core.lab import steps
-from core.lab.session import make_request
+from core.serve import views
 
-from .common import CPU_GROUP, CPU_LIMIT, user_errors
+from .common import CPU_GROUP, CPU_LIMIT, api_accordion, user_errors, view
 
 TITLE = "Step through"
 STAGES = ("Q", "K", "V", "scores", "scaled", "masked", "weights", "context", "output")
-
-
-def _frame(stage: steps.Stage, tokens: tuple[str, ...]) -> dict:
-    """A stage as a Dataframe value: one row per token (labelled), one column per key or dimension."""
-    rows = [[f"{i} {t}", *row] for i, (t, row) in enumerate(zip(tokens, stage.rows, strict=True))]
-    return {"headers": ["token", *stage.columns], "data": rows}
-
-
-def _label(stage: steps.Stage) -> str:
-    return f"{stage.name}: {stage.formula}   shape {stage.shape}"
-
-
-def _compute(lab, sentence, variant, causal, scaled, n_heads, d_model, seed, options, head):
-    """(last head index, head shown, sharing text, trace path, [(label, frame)] per stage) for one request."""
-    run = lab.run(make_request(sentence, variant, causal, scaled, n_heads, d_model, seed, options))
-    H, h = steps.last_head(run), steps.pick_head(run, head)
-    share = steps.sharing(run)
-    frames = [(_label(s), _frame(s, run.tokens.tokens)) for s in steps.stages(run, h)]
-    return H, h, share, steps.trace_file(run), frames
+INTRO = ("The sentence and settings of the **Attention** tab, one stage at a time, for the head you pick. "
+         "Each matrix is shaded by its values (hover a cell for its number); rows are query tokens.")
+TEXT = {"head": "head", "sharing": "Heads and band", "download": "Download the whole trace (JSON)"}
 
 
 def build(ctx) -> None:
     inputs = ctx.shared["attention_inputs"]  # the Attention tab's sentence and settings
-    gr.Markdown("The sentence and settings of the **Attention** tab, one stage at a time, for the head you pick. "
-                "Each matrix is labelled with its formula and shape; rows are query tokens.")
+    gr.Markdown(INTRO)
     with gr.Row():
-        head = gr.Slider(0, 7, value=0, step=1, label="head", elem_id="step-head", scale=2)
-        download = gr.DownloadButton("Download the whole trace (JSON)", elem_id="trace-download", scale=1)
-    sharing = gr.Textbox(label="Heads and band", interactive=False)
-    frames = [gr.Dataframe(label=name, interactive=False, wrap=False, max_height=320) for name in STAGES]
+        head = gr.Slider(0, 7, value=0, step=1, label=TEXT["head"], elem_id="step-head", scale=1)
+        sharing = gr.Textbox(label=TEXT["sharing"], interactive=False, scale=2, elem_id="step-sharing")
+    formulas, matrices = [], []
+    for name in STAGES:
+        with gr.Row(equal_height=False):
+            with gr.Column(scale=1, min_width=300):
+                formulas.append(gr.Markdown(elem_id=f"step-formula-{name}", elem_classes=["al-formula"]))
+            with gr.Column(scale=3):
+                matrices.append(view(None, elem_id=f"step-{name}"))
+    with api_accordion():
+        download = gr.DownloadButton(TEXT["download"], elem_id="trace-download")
 
     @user_errors
     def step(sentence, variant, causal, scaled, n_heads, d_model, seed, options, head):
         """Every stage of one head, the head sharing / band, and the trace file to download."""
-        H, h, share, path, shown = _compute(ctx.lab, sentence, variant, causal, scaled, n_heads, d_model, seed,
-                                            options, head)
-        return (gr.update(maximum=H, value=h), share, path,
-                *[gr.update(value=frame, label=label) for label, frame in shown])
+        v = views.step(ctx.lab, sentence, variant, causal, scaled, n_heads, d_model, seed, options, head)
+        shown = views.padded(v.stages, len(STAGES))  # a variant may bring fewer stages: the rest stay empty
+        return (gr.update(maximum=v.last_head, value=v.head), v.sharing, steps.trace_file(v.run),
+                *[formula for formula, _ in shown], *[data for _, data in shown])
 
-    outputs = [head, sharing, download, *frames]
+    outputs = [head, sharing, download, *formulas, *matrices]
     kwargs = dict(concurrency_id=CPU_GROUP, concurrency_limit=CPU_LIMIT, trigger_mode="always_last",
                   show_progress="hidden", api_visibility="private")
     # the Attention tab's inputs cannot change while this tab is open: refresh when it is opened
-    gr.on([ctx.tab.select, head.release], step, [*inputs, head], outputs, **kwargs)
+    gr.on([ctx.tab.select, head.input], step, [*inputs, head], outputs, **kwargs)

@@ -6,10 +6,10 @@ from dataclasses import dataclass
 
 import gradio as gr
 
-from core.lab.trained_view import EXAMPLES, last_layer_and_head, layer_panel
-from core.render.heatmap import heatmap_grid
+from core.lab.trained_view import EXAMPLES, last_layer_and_head
+from core.serve.trained import opening_head, trained
 
-from .common import CPU_GROUP, CPU_LIMIT, plot, user_errors
+from .common import CPU_GROUP, CPU_LIMIT, api_accordion, export_button, user_errors, view
 
 RANDOM, TRAINED = "random, seeded", "trained tiny model"
 INTRO = (
@@ -18,31 +18,45 @@ INTRO = (
     "token, on itself, on the earlier mention of the same noun, ...), never from a guess. "
     "It knows only the corpus's words: pick an example or write in its style."
 )
+TEXT = {
+    "sentence": "Sentence (the tiny model's words)",
+    "layer": "layer",
+    "head": "head",
+    "selected": "What the opened head does (measured)",
+    "roles": "Every head of its layer",
+    "notes": "Notes",
+    "payload": "JSON (the /trained_attention API output)",
+}
 
 
 @user_errors
 def show(sentence: str, layer: float, head: float):
-    """Every head of one trained layer, the chosen head's measured role, and the unknown words."""
-    panel = layer_panel(sentence, int(layer), int(head))
-    image = heatmap_grid([w.numpy() for w in panel.weights], panel.tokens, panel.titles)
-    return plot(image), panel.selected, panel.roles, panel.note
+    """Every layer x head of the trained model, the chosen head opened with its measured role; JSON last."""
+    v = trained(sentence, layer, head)
+    return v.model, v.selected, v.roles, v.note, v.payload
 
 
 @dataclass
 class TrainedPanel:
-    """The hidden column, and what the switch calls to fill it when it is first shown."""
+    """The hidden column, and what the switch calls to fill it when it is shown."""
 
     column: gr.Column
+    sentence: gr.Dropdown
     inputs: list
     outputs: list
+    filled: list  # the sliders, then the outputs
 
     def warm(self) -> None:
-        """Load the tiny model and draw its default panel before anyone asks (~0.7 s)."""
-        show(*(c.value for c in self.inputs))
+        """Load the tiny model, measure its heads and build the opening view before anyone asks (~0.7 s)."""
+        layer, head = opening_head()
+        show(self.sentence.value, layer, head)
 
-    def fill(self, weights: str, *values):
-        """Draw the panel when the switch turns to the trained model; leave it alone otherwise."""
-        return show(*values) if weights == TRAINED else tuple(gr.skip() for _ in self.outputs)
+    def fill(self, weights: str, sentence: str):
+        """When the switch turns to the trained model: open its most telling head."""
+        if weights != TRAINED:
+            return tuple(gr.skip() for _ in self.filled)
+        layer, head = opening_head()
+        return (layer, head, *show(sentence, layer, head))
 
 
 def build(ctx) -> TrainedPanel:
@@ -51,19 +65,21 @@ def build(ctx) -> TrainedPanel:
     with gr.Column(visible=False) as column:
         gr.Markdown(INTRO)
         sentence = gr.Dropdown(list(EXAMPLES), value=EXAMPLES[0], allow_custom_value=True,
-                               label="Sentence (the tiny model's words)", elem_id="trained-sentence")
-        with gr.Row():
-            layer = gr.Slider(0, last_layer, value=last_layer, step=1, label="layer", elem_id="trained-layer")
-            head = gr.Slider(0, last_head, value=0, step=1, label="head", elem_id="trained-head")
-        heatmaps = gr.Plot(label="Trained attention weights: every head of this layer", elem_id="trained-heatmaps")
-        selected = gr.Textbox(label="What the chosen head does (measured)", interactive=False,
-                              elem_id="trained-role")
-        roles = gr.Textbox(label="Every head of this layer", lines=4, interactive=False)
-        note = gr.Textbox(label="Notes", interactive=False)
-    inputs, outputs = [sentence, layer, head], [heatmaps, selected, roles, note]
+                               label=TEXT["sentence"], elem_id="trained-sentence")
+        model = view(None, elem_id="trained-heatmaps")  # the opened head's role and any note are written in it
+        export_button(model, "trained")
+        with api_accordion():
+            selected = gr.Textbox(label=TEXT["selected"], interactive=False, elem_id="trained-role")
+            note = gr.Textbox(label=TEXT["notes"], interactive=False, elem_id="trained-note")
+            with gr.Row():
+                layer = gr.Slider(0, last_layer, value=last_layer, step=1, label=TEXT["layer"], elem_id="trained-layer")
+                head = gr.Slider(0, last_head, value=0, step=1, label=TEXT["head"], elem_id="trained-head")
+            roles = gr.Textbox(label=TEXT["roles"], lines=4, interactive=False)
+            payload = gr.JSON(label=TEXT["payload"], open=False)
+    inputs, outputs = [sentence, layer, head], [model, selected, roles, note, payload]
     gr.on(
-        [sentence.change, layer.release, head.release], show, inputs, outputs,
+        [sentence.change, layer.input, head.input], show, inputs, outputs,
         api_name="trained_attention", concurrency_id=CPU_GROUP, concurrency_limit=CPU_LIMIT,
         trigger_mode="always_last", show_progress="minimal",
     )
-    return TrainedPanel(column, inputs, outputs)
+    return TrainedPanel(column, sentence, inputs, outputs, [layer, head, *outputs])

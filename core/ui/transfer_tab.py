@@ -7,7 +7,7 @@ import gradio as gr
 from core.lab import transfer_report
 from core.transfer import MISTAKES
 
-from .common import CPU_GROUP, CPU_LIMIT, user_errors
+from .common import CPU_GROUP, CPU_LIMIT, api_accordion, user_errors
 
 TITLE = "Weight transfer"
 SHAPE_HEADERS = ["module", "parameter", "kind", "shape"]
@@ -42,8 +42,9 @@ def build(ctx) -> None:
     with gr.Row():
         out_v2 = gr.Dataframe(label="SelfAttention_v2 output", interactive=False)
         out_v1 = gr.Dataframe(label="SelfAttention_v1 output (after the copy)", interactive=False)
-    payload = gr.JSON(label="JSON (the /transfer API output)", open=False)
     others = gr.Dataframe(label="Two more transfers, checked the same way", interactive=False, wrap=True)
+    with api_accordion():
+        payload = gr.JSON(label="JSON (the /transfer API output)", open=False)
 
     @user_errors
     def transfer(seed=123, d_in=3, d_out=2, mistake="none"):

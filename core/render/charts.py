@@ -1,0 +1,79 @@
+"""Charts for the browser: numbers -> the dict web/charts.js draws (line and bar panels, legend, hover).
+
+The data contract (JSON; every string is drawn as text):
+
+    kind     "chart"
+    stamp    names what is drawn (written to data-stamp after drawing)
+    panels   [{"title", "type": "line" | "bars",
+               "x": {"label", "log": 0 | 2 | 10, "ticks": [...] (optional), "categories": [...] (bars)},
+               "y": {"label", "log", "min", "max" (optional)},
+               "series": [{"name", "x": [...], "y": [...], "color": index, "dash", "markers", "markers_only"}],
+               "hlines": [{"y", "name"}] (optional), "highlight": index of the bar to mark (bars)}]
+    columns  panels side by side (1 to 4; one below 700 px)
+    legend   [{"text", "color": index | "swatch": "#rrggbb", "dash"}]: one entry per line style shown
+    labels   {"hover": "{series}: {x_label} {x} → {y_label} {y}", "title"}
+    colors   the palette the colour indexes refer to (Okabe-Ito by default)
+    digits   decimals of hovered values
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+from . import colors
+from .web import stamp
+
+HOVER = "{series}: {x_label} {x} → {y_label} {y}"
+BAR_HOVER = "{x}: {y_label} {y}"
+
+
+def short(text: str, n: int = 16) -> str:
+    """A user's word in a title: at most n characters (a pasted paragraph must not push the chart away)."""
+    chars = list(str(text))
+    return "".join(chars[: n - 1]) + "…" if len(chars) > n else str(text)
+
+
+def axis(label: str, log: int = 0, **kw: Any) -> dict:
+    return {"label": label, "log": log, **kw}
+
+
+def series(name: str, x: Sequence[float], y: Sequence[float | None], color: int = 0, dash: bool = False,
+           markers: bool = False, markers_only: bool = False) -> dict:
+    """One line: None or non-finite values are skipped by the page."""
+    return {"name": name, "x": [float(v) for v in x], "y": [None if v is None else float(v) for v in y],
+            "color": color, "dash": dash, "markers": markers, "markers_only": markers_only}
+
+
+def panel(title: str, x: dict, y: dict, lines: list[dict], hlines: list[dict] | None = None) -> dict:
+    return {"title": title, "type": "line", "x": x, "y": y, "series": lines, "hlines": hlines or []}
+
+
+def chart(panels: list[dict], legend: list[dict] | None = None, columns: int = 1, title: str = "",
+          hover: str = HOVER, digits: int = 3, height: int = 440) -> dict:
+    """Panels side by side (`columns`), one legend for all of them."""
+    data = {"kind": "chart", "panels": panels, "columns": columns, "legend": legend or [],
+            "labels": {"hover": hover, "title": title}, "colors": list(colors.CATEGORICAL), "digits": digits,
+            "height": height}
+    data["stamp"] = stamp(panels, legend, title)
+    return data
+
+
+def legend_of(lines: list[dict]) -> list[dict]:
+    """One legend entry per distinct (name, colour, dash), in order."""
+    seen, out = set(), []
+    for s in lines:
+        key = (s["name"], s["color"], s["dash"])
+        if key not in seen:
+            seen.add(key)
+            out.append({"text": s["name"], "color": s["color"], "dash": s["dash"], "line": not s["markers_only"]})
+    return out
+
+
+def bars(categories: Sequence[str], values: Sequence[float], highlight: int | None, title: str, x_label: str,
+         y_label: str, name: str, legend: list[dict] | None = None) -> dict:
+    """One bar per category (e.g. per token), one marked in the second colour."""
+    p = {"title": title, "type": "bars", "x": {"label": x_label, "categories": list(categories)},
+         "y": {"label": y_label, "min": 0}, "series": [series(name, range(len(values)), values)],
+         "highlight": highlight}
+    return chart([p], legend=legend, hover=BAR_HOVER, digits=4)

@@ -1,0 +1,258 @@
+"""Matrices for the browser: numbers -> the dict a heatmap, head view or model view draws (web/*.js).
+
+The data contract (JSON; every string is drawn as text, never parsed as HTML):
+
+    kind        "heatmaps" (one matrix per head), "modelview" (layers x heads as small multiples)
+    stamp       names what is drawn; the page writes it to data-stamp after drawing (tests wait for it)
+    rows        row tokens (queries), in order; labels read "i token"
+    cols        column labels when they are not the row tokens (e.g. "q0".."q7" for Q); omitted = rows
+    col_tokens  True when cols are tokens too (a key/value cache): clicks highlight columns as well
+    heads       [{"title", "values", "blocked" (0/1, absent = none), "extra" (absent = none: a second number the
+                  hover shows, e.g. the scaled score)}]; each matrix either packed ({"f32": base64 little-endian
+                  float32, "shape": [R, C]}; {"u8": ...} for blocked; see packed()) or nested lists (numbers,
+                  "-inf", "inf" or null): the page reads both, the lab sends packed
+    scale       {"min", "max", "stops": ["#rrggbb", ...], "ticks": [...], "digits"}: the colour bar, with numbers
+    show_values write each value in its cell (short sentences); digits: decimals written and hovered
+    boundary    draw the edge between allowed and blocked cells (the causal diagonal, a window's band)
+    labels      every visible string: x, y, hover, hover_blocked, legend [{"swatch", "text"}], title, note,
+                warning (a note the reader must not miss, e.g. "the sentence was cut"), ...;
+                hover templates take {q} {i} {k} {j} {value} {extra} {head}
+    headview    {"labels"}: also draw the head view (lines from one token) under the heatmaps
+    head_colors one colour per head (head view); max_columns, height_budget, max_cell: layout limits
+    modelview   adds "layers": [[head, ...], ...], "descriptions": [[text]], "selected": [layer, head],
+                "heatmap_labels" (the labels of the opened head's heatmap)
+
+Values go as float32 (a hover shows 2 decimals; the API's JSON keeps 6).
+"""
+
+from __future__ import annotations
+
+import base64
+import hashlib
+from collections.abc import Sequence
+from typing import Any
+
+import numpy as np
+
+from . import colors
+from .web import stamp
+
+VALUES_UP_TO = 16  # tokens: write each value in its cell up to this many rows
+
+LABELS = {
+    "x": "key (attended to)",
+    "y": "query (attending)",
+    "hover": "query '{q}' ({i}) → key '{k}' ({j}): weight {value}, scaled score {extra}",
+    "hover_plain": "query '{q}' ({i}) → key '{k}' ({j}): weight {value}",
+    "hover_blocked": "query '{q}' ({i}) → key '{k}' ({j}): blocked by the mask, weight 0",
+    "scale": "weight",
+    "scale_rows": "weight (each row sums to 1)",
+    "scale_not_normalised": "weight (not a softmax: rows need not sum to 1)",
+    "blocked": "blocked by the mask: never attended, weight exactly 0",
+    "click": "Click a token or a cell: its row and column light up in every head. Hover a cell for its numbers.",
+    "headview_title": "Head view: lines from one token to the tokens it attends to",
+    "headview_help": "Hover or click a token on the left. Line thickness = weight; one colour per head; "
+                     "click a head's button to switch it off or on.",
+    "headview_hover": "{head}: '{q}' ({i}) → '{k}' ({j}): weight {value}",
+    "head": "head {h}",
+    "head_shares": "head {h} · K/V head {g}",
+}
+MASK_LABELS = {
+    "title": "Mask: which keys each query may attend to",
+    "x": "key position",
+    "y": "query position",
+    "hover": "query {i} → key {j}: may attend",
+    "hover_blocked": "query {i} → key {j}: blocked",
+    "may_attend": "may attend",
+    "blocked": "blocked (weight forced to 0)",
+}
+MODEL_LABELS = {
+    "title": "Every layer and head of the trained model",
+    "help": "Each square is one head's weights for this sentence. Click one to open it below.",
+    "layer": "layer {layer}",
+    "opened": "Layer {layer}, {title}",
+}
+
+
+def packed(values: Any, dtype: str = "f32") -> dict:
+    """A matrix for the page as one base64 string: {"f32": ..., "shape": [R, C]} (little-endian float32, -inf and
+    NaN kept) or {"u8": ...} for 0/1 flags. A string costs Gradio and the page nothing per number; nested lists
+    of 32,768 numbers cost seconds (measured in docs/app.md)."""
+    a = np.ascontiguousarray(values, dtype="<f4" if dtype == "f32" else np.uint8)
+    return {dtype: base64.b64encode(a.tobytes()).decode("ascii"), "shape": list(a.shape)}
+
+
+def unpacked(value: Any) -> np.ndarray:
+    """The matrix of a packed dict or of nested lists ("-inf"/"inf" strings, null as NaN)."""
+    if isinstance(value, dict):
+        kind = "f32" if "f32" in value else "u8"
+        dtype = "<f4" if kind == "f32" else np.uint8
+        return np.frombuffer(base64.b64decode(value[kind]), dtype=dtype).reshape(value["shape"])
+    return np.array([[np.nan if v is None else float(v) for v in row] for row in value], dtype=float)
+
+
+def _ticks(lo: float, hi: float, n: int = 5) -> list[float]:
+    return [round(lo + (hi - lo) * k / (n - 1), 6) for k in range(n)]
+
+
+def weight_scale(lo: float = 0.0, hi: float = 1.0) -> dict:
+    """Weights: viridis from lo (usually 0) to hi (usually 1)."""
+    return {"min": lo, "max": hi, "stops": list(colors.VIRIDIS), "ticks": _ticks(lo, hi), "digits": 2}
+
+
+def signed_scale(values: Any) -> dict:
+    """Signed numbers (Q, K, V, scores): diverging around 0, symmetric, so white means 0."""
+    a = np.asarray(values, dtype=float)
+    finite = a[np.isfinite(a)]
+    m = float(np.abs(finite).max()) if finite.size else 1.0
+    m = m or 1.0
+    return {"min": -m, "max": m, "stops": list(colors.RDBU_R), "ticks": _ticks(-m, m), "digits": 2}
+
+
+def value_scale(values: Any) -> dict:
+    """Any matrix: signed if it has negatives, else 0 to its largest value."""
+    a = np.asarray(values, dtype=float)
+    finite = a[np.isfinite(a)]
+    if finite.size and finite.min() < 0:
+        return signed_scale(a)
+    return weight_scale(0.0, float(finite.max()) if finite.size and finite.max() > 0 else 1.0)
+
+
+def heatmaps(
+    tokens: Sequence[str],
+    mats: Sequence[Any],
+    titles: Sequence[str],
+    *,
+    scale: dict | None = None,
+    blocked: Any = None,
+    extra: Sequence[Any] | None = None,
+    cols: Sequence[str] | None = None,
+    labels: dict | None = None,
+    legend: list[dict] | None = None,
+    headview: bool = False,
+    **layout: Any,
+) -> dict:
+    """One matrix per head, as the page's heatmaps draw them. blocked: (T, T) or (H, T, T) bools, True = blocked."""
+    mats = [np.asarray(m, dtype=float) for m in mats]
+    scale = scale or weight_scale()
+    labels = {**LABELS, **(labels or {})}
+    blocked_h = None
+    if blocked is not None:
+        b = np.asarray(blocked, dtype=bool)
+        blocked_h = [b] * len(mats) if b.ndim == 2 else list(np.broadcast_to(b, (len(mats), *b.shape[-2:])))
+    heads = []
+    for h, m in enumerate(mats):
+        head: dict[str, Any] = {"title": titles[h], "values": packed(m)}
+        if blocked_h is not None and blocked_h[h].any():
+            head["blocked"] = packed(blocked_h[h], "u8")
+        if extra is not None:
+            head["extra"] = packed(extra[h])
+        heads.append(head)
+    if legend is None:
+        legend = [{"swatch": "scale", "text": labels["scale"]}]
+        if any("blocked" in head for head in heads):
+            legend.append({"swatch": "blocked", "text": labels["blocked"]})
+    data: dict[str, Any] = {
+        "kind": "heatmaps",
+        "rows": list(tokens),
+        "heads": heads,
+        "scale": scale,
+        "show_values": len(tokens) <= VALUES_UP_TO,
+        "digits": 2,
+        "boundary": True,
+        "labels": {**labels, "legend": legend},
+        "head_colors": list(colors.CATEGORICAL),
+        **layout,
+    }
+    if cols is not None:
+        data["cols"] = list(cols)
+    if headview:
+        data["headview"] = {"labels": labels}
+    data["stamp"] = stamp(data["rows"], data.get("cols"), [h["title"] for h in heads], _digest(heads),
+                          scale["min"], scale["max"], labels.get("warning", ""))
+    return data
+
+
+def _digest(heads: list[dict]) -> str:
+    """A short hash of every packed matrix of the heads (cheap: the bytes, not the numbers)."""
+    h = hashlib.blake2b(digest_size=8)
+    for head in heads:
+        for key in ("values", "blocked", "extra"):
+            if key in head:
+                h.update(key.encode() + head[key].get("f32", head[key].get("u8", "")).encode())
+    return h.hexdigest()
+
+
+def head_titles(n_heads: int, n_kv_heads: int | None = None) -> list[str]:
+    """'head 2', or for grouped-query attention 'head 2 · K/V head 1' (the K/V head it shares)."""
+    if not n_kv_heads or n_kv_heads == n_heads:
+        return [LABELS["head"].format(h=h) for h in range(n_heads)]
+    group = n_heads // n_kv_heads
+    return [LABELS["head_shares"].format(h=h, g=h // group) for h in range(n_heads)]
+
+
+def attention(tokens: Sequence[str], weights: Any, allowed: Any, scaled: Any | None = None,
+              n_kv_heads: int | None = None, normalised: bool = True, note: str = "") -> dict:
+    """The Attention tab's heatmaps: weights (H, T, T), the mask (T, T) or (H, T, T) True = may attend,
+    the scaled scores (H, T, T) for the hover; the head view below; a note written above them, if any."""
+    w = np.asarray(weights, dtype=float)
+    H = w.shape[0]
+    scale = weight_scale() if normalised else value_scale(w)
+    text = LABELS["scale_rows"] if normalised else LABELS["scale_not_normalised"]
+    legend = [{"swatch": "scale", "text": text}]
+    blocked = ~np.asarray(allowed, dtype=bool)
+    if blocked.any():
+        legend.append({"swatch": "blocked", "text": LABELS["blocked"]})
+    labels = {"hover": LABELS["hover"] if scaled is not None else LABELS["hover_plain"], "note": LABELS["click"],
+              "warning": note}
+    extra = None
+    if scaled is not None:
+        s = np.asarray(scaled, dtype=float)
+        extra = list(s)
+    return heatmaps(tokens, list(w), head_titles(H, n_kv_heads), scale=scale, blocked=blocked, extra=extra,
+                    labels=labels, legend=legend, headview=True)
+
+
+def mask(allowed: Any) -> dict:
+    """The mask pattern alone (it depends on the length and the variant, never on the words)."""
+    a = np.asarray(allowed, dtype=bool)  # (T, T)
+    T = a.shape[-1]
+    labels = {**MASK_LABELS}
+    legend = [{"swatch": colors.MAY_ATTEND, "text": MASK_LABELS["may_attend"]},
+              {"swatch": "blocked", "text": MASK_LABELS["blocked"]}]
+    data = heatmaps([str(i) for i in range(T)], [a.astype(float)], [""], blocked=~a, labels=labels, legend=legend,
+                    scale={"min": 0, "max": 1, "stops": [colors.MAY_ATTEND, colors.MAY_ATTEND], "ticks": [],
+                           "digits": 0}, max_columns=1, max_cell=28)
+    data["show_values"] = False
+    data["position_labels"] = True
+    return data
+
+
+def model_view(tokens: Sequence[str], weights: Any, titles: Sequence[Sequence[str]],
+               descriptions: Sequence[Sequence[str]], selected: tuple[int, int], allowed: Any = None,
+               note: str = "") -> dict:
+    """Every layer x head (weights (L, H, T, T)) as small multiples; `selected` opened first; allowed (T, T)
+    True = may attend (the opened head hatches the rest); a note written above them, if any."""
+    w = np.asarray(weights, dtype=float)
+    blocked = None if allowed is None else packed(~np.asarray(allowed, dtype=bool), "u8")
+    layers = [[{"title": titles[la][h], "values": packed(w[la, h]), **({"blocked": blocked} if blocked else {})}
+               for h in range(w.shape[1])] for la in range(w.shape[0])]
+    data = {
+        "kind": "modelview",
+        "rows": list(tokens),
+        "layers": layers,
+        "descriptions": [list(d) for d in descriptions],
+        "selected": [int(selected[0]), int(selected[1])],
+        "scale": weight_scale(),
+        "show_values": len(tokens) <= VALUES_UP_TO,
+        "digits": 2,
+        "boundary": True,
+        "labels": {**MODEL_LABELS, "warning": note},
+        "heatmap_labels": {**LABELS, "hover": LABELS["hover_plain"], "note": LABELS["click"],
+                           "legend": [{"swatch": "scale", "text": LABELS["scale"]},
+                                      *([{"swatch": "blocked", "text": LABELS["blocked"]}] if blocked else [])]},
+        "head_colors": list(colors.CATEGORICAL),
+    }
+    data["stamp"] = stamp(data["rows"], [_digest(layer) for layer in layers], data["selected"], note)
+    return data
+

@@ -1,0 +1,182 @@
+// Charts: line panels (linear or log axes) and bar panels, drawn as SVG at the panel's width, 15 px text,
+// axis titles with units, a legend, and hover values. The data contract is documented in core/render/charts.py.
+(function () {
+  "use strict";
+  const A = (window.AttnLab = window.AttnLab || { views: {} });
+  const M = { top: 40, right: 18, bottom: 74, left: 84 };
+
+  function niceTicks(lo, hi, n) {
+    if (!(hi > lo)) return [lo];
+    const raw = (hi - lo) / n, mag = Math.pow(10, Math.floor(Math.log10(raw)));
+    const step = [1, 2, 2.5, 5, 10].map((s) => s * mag).find((s) => s >= raw) || raw;
+    const out = [];
+    for (let v = Math.ceil(lo / step) * step; v <= hi + step * 1e-9; v += step) out.push(Number(v.toPrecision(12)));
+    return out;
+  }
+
+  function logTicks(lo, hi, base) {
+    const out = [];
+    for (let e = Math.floor(Math.log(lo) / Math.log(base)); Math.pow(base, e) <= hi * (1 + 1e-9); e++) {
+      const v = Math.pow(base, e);
+      if (v >= lo * (1 - 1e-9)) out.push(v);
+    }
+    if (out.length > 10) return out.filter((_, i) => i % Math.ceil(out.length / 8) === 0);
+    return out;
+  }
+
+  function fmt(v) {
+    const a = Math.abs(v);
+    if (a === 0) return "0";
+    if (a >= 10000) return v.toExponential(0).replace("e+", "e");
+    if (a >= 100) return String(Math.round(v));
+    if (a >= 1) return String(Number(v.toPrecision(3)));
+    if (a >= 0.001) return String(Number(v.toPrecision(2)));
+    return v.toExponential(0);
+  }
+
+  function scale(axis, values, size, flip) {
+    const finite = values.filter((v) => Number.isFinite(v) && (!axis.log || v > 0));
+    let lo = axis.min !== undefined && axis.min !== null ? axis.min : Math.min(...finite);
+    let hi = axis.max !== undefined && axis.max !== null ? axis.max : Math.max(...finite);
+    if (!finite.length) { lo = axis.log ? 1 : 0; hi = axis.log ? 10 : 1; }
+    if (hi === lo) { hi = axis.log ? hi * 2 : hi + 1; lo = axis.log ? lo / 2 : lo - (lo ? 1 : 0); }
+    if (!axis.log && axis.min === undefined && lo > 0 && lo < hi * 0.3) lo = 0; // bars and losses start at 0
+    let ticks = axis.ticks || (axis.log ? logTicks(lo, hi, axis.log) : niceTicks(lo, hi, 5));
+    if (!axis.log && !axis.ticks && (axis.max === undefined || axis.max === null) && ticks.length > 1) {
+      const step = ticks[1] - ticks[0]; // round the top up to a tick, so the largest value has a number beside it
+      if (ticks[ticks.length - 1] < hi - 1e-12) { hi = Number((ticks[ticks.length - 1] + step).toPrecision(12)); ticks = ticks.concat([hi]); }
+    }
+    const f = axis.log
+      ? (v) => (Math.log(v) - Math.log(lo)) / (Math.log(hi) - Math.log(lo))
+      : (v) => (v - lo) / (hi - lo);
+    return { at: (v) => (flip ? size * (1 - f(v)) : size * f(v)), ticks: ticks.filter((t) => t >= lo - 1e-12 && t <= hi * (1 + 1e-9)), lo, hi };
+  }
+
+  function text(x, y, s, cls, attrs) {
+    const t = A.svg("text", Object.assign({ x: x, y: y, class: cls }, attrs || {}));
+    t.textContent = s;
+    return t;
+  }
+
+  function linePanel(svg, p, w, h, colours, labels, tip, digits, root) {
+    const iw = w - M.left - M.right, ih = h - M.top - M.bottom;
+    const xs = p.series.flatMap((s) => s.x), ys = p.series.flatMap((s) => s.y).concat((p.hlines || []).map((l) => l.y));
+    const sx = scale(p.x, xs, iw, false), sy = scale(p.y, ys, ih, true);
+    const g = A.svg("g", { transform: `translate(${M.left},${M.top})` });
+    for (const t of sy.ticks) {
+      g.appendChild(A.svg("line", { x1: 0, x2: iw, y1: sy.at(t), y2: sy.at(t), class: "al-gridline" }));
+      g.appendChild(text(-8, sy.at(t), fmt(t), "al-tick-text", { "text-anchor": "end", "dominant-baseline": "middle" }));
+    }
+    for (const t of sx.ticks) {
+      g.appendChild(A.svg("line", { y1: 0, y2: ih, x1: sx.at(t), x2: sx.at(t), class: "al-gridline" }));
+      g.appendChild(text(sx.at(t), ih + 20, fmt(t), "al-tick-text", { "text-anchor": "middle" }));
+    }
+    g.appendChild(A.svg("rect", { x: 0, y: 0, width: iw, height: ih, class: "al-plot-frame" }));
+    const points = [];
+    for (const l of p.hlines || []) {
+      g.appendChild(A.svg("line", { x1: 0, x2: iw, y1: sy.at(l.y), y2: sy.at(l.y), stroke: "#555", "stroke-dasharray": "2 5", "stroke-width": 2 }));
+    }
+    p.series.forEach((s) => {
+      const colour = colours[(s.color || 0) % colours.length];
+      const pts = s.x.map((x, i) => [x, s.y[i]]).filter(([x, y]) => Number.isFinite(x) && Number.isFinite(y) && (!p.x.log || x > 0) && (!p.y.log || y > 0));
+      if (!s.markers_only && pts.length > 1) {
+        g.appendChild(A.svg("polyline", {
+          points: pts.map(([x, y]) => `${sx.at(x)},${sy.at(y)}`).join(" "), fill: "none", stroke: colour,
+          "stroke-width": 3, "stroke-dasharray": s.dash ? "9 6" : "",
+        }));
+      }
+      if (s.markers || s.markers_only) {
+        for (const [x, y] of pts) g.appendChild(A.svg("circle", { cx: sx.at(x), cy: sy.at(y), r: 4.5, fill: colour }));
+      }
+      for (const [x, y] of pts) points.push({ x, y, px: sx.at(x), py: sy.at(y), name: s.name, colour });
+    });
+    g.appendChild(text(iw / 2, ih + 52, p.x.label, "al-axis-text", { "text-anchor": "middle" }));
+    g.appendChild(text(-62, ih / 2, p.y.label, "al-axis-text", { "text-anchor": "middle", transform: `rotate(-90 ${-62} ${ih / 2})` }));
+    g.appendChild(text(iw / 2, -14, p.title, "al-panel-title", { "text-anchor": "middle" }));
+    const dot = A.svg("circle", { r: 8, class: "al-hover-dot", visibility: "hidden" });
+    g.appendChild(dot);
+    const hit = A.svg("rect", { x: 0, y: 0, width: iw, height: ih, fill: "transparent", class: "al-hit" });
+    hit.addEventListener("mousemove", (ev) => {
+      const b = hit.getBoundingClientRect();
+      const mx = ev.clientX - b.left, my = ev.clientY - b.top;
+      let best = null, bd = Infinity;
+      for (const q of points) {
+        const d = (q.px - mx) ** 2 + (q.py - my) ** 2;
+        if (d < bd) { bd = d; best = q; }
+      }
+      if (!best || bd > 60 * 60) { dot.setAttribute("visibility", "hidden"); return tip.hide(); }
+      dot.setAttribute("cx", best.px); dot.setAttribute("cy", best.py); dot.setAttribute("stroke", best.colour);
+      dot.setAttribute("visibility", "visible");
+      tip.show(A.fill(labels.hover, { series: best.name, x_label: p.x.label, x: fmt(best.x), y_label: p.y.label, y: A.num(best.y, digits) }), ev);
+    });
+    hit.addEventListener("mouseleave", () => { dot.setAttribute("visibility", "hidden"); tip.hide(); });
+    g.appendChild(hit);
+    svg.appendChild(g);
+  }
+
+  function barPanel(svg, p, w, h, colours, labels, tip, digits) {
+    const cats = p.x.categories || [];
+    const longest = Math.max(0, ...cats.map((c) => Array.from(c).length));
+    const iw = w - M.left - M.right;
+    const bottom = iw / Math.max(1, cats.length) >= longest * 9 + 12 ? 50 : Math.min(150, 30 + longest * 8.5);
+    const ih = h - M.top - bottom;
+    const vals = p.series[0].y;
+    const sy = scale(p.y, vals.concat([0]), ih, true);
+    const g = A.svg("g", { transform: `translate(${M.left},${M.top})` });
+    for (const t of sy.ticks) {
+      g.appendChild(A.svg("line", { x1: 0, x2: iw, y1: sy.at(t), y2: sy.at(t), class: "al-gridline" }));
+      g.appendChild(text(-8, sy.at(t), fmt(t), "al-tick-text", { "text-anchor": "end", "dominant-baseline": "middle" }));
+    }
+    const bw = iw / Math.max(1, cats.length);
+    const every = Math.max(1, Math.ceil(20 / bw));
+    const flat = bw >= longest * 9 + 12; // room to write the categories level
+    cats.forEach((c, i) => {
+      const v = Number(vals[i]) || 0;
+      const colour = i === p.highlight ? colours[1 % colours.length] : colours[0];
+      const bar = A.svg("rect", { x: i * bw + bw * 0.12, width: bw * 0.76, y: sy.at(Math.max(v, 0)), height: Math.max(1, Math.abs(sy.at(0) - sy.at(v))), fill: colour, class: "al-bar" });
+      bar.dataset.index = i;
+      bar.addEventListener("mousemove", (ev) => tip.show(A.fill(labels.hover, { series: p.series[0].name, x_label: p.x.label, x: c, y_label: p.y.label, y: A.num(v, digits) }), ev));
+      bar.addEventListener("mouseleave", () => tip.hide());
+      g.appendChild(bar);
+      if (i % every === 0) {
+        const x = i * bw + bw / 2;
+        const cls = "al-tick-text" + (i === p.highlight ? " al-strong" : "");
+        if (flat) g.appendChild(text(x, ih + 22, c, cls, { "text-anchor": "middle" }));
+        else g.appendChild(text(x, ih + 10, c, cls, { "text-anchor": "end", "dominant-baseline": "middle", transform: `rotate(-60 ${x} ${ih + 10})` }));
+      }
+    });
+    g.appendChild(A.svg("line", { x1: 0, x2: iw, y1: sy.at(0), y2: sy.at(0), stroke: "#333", "stroke-width": 1.5 }));
+    g.appendChild(text(-62, ih / 2, p.y.label, "al-axis-text", { "text-anchor": "middle", transform: `rotate(-90 ${-62} ${ih / 2})` }));
+    g.appendChild(text(iw / 2, -14, p.title, "al-panel-title", { "text-anchor": "middle" }));
+    svg.appendChild(g);
+  }
+
+  A.views.chart = function (root, data, ctx) {
+    const W = root.clientWidth;
+    const cols = Math.max(1, Math.min(data.columns || 1, W < 700 ? 1 : 4));
+    const pw = Math.floor((W - (cols - 1) * 16) / cols);
+    const ph = Math.max(300, Math.min(data.height || 440, Math.round(pw * 0.62)));
+    const colours = data.colors || ["#0072B2", "#D55E00", "#009E73", "#CC79A7", "#E69F00", "#56B4E9", "#000000", "#F0E442"];
+    const labels = data.labels || {};
+    const keep = root.querySelector(":scope > .al-tip");
+    const frag = document.createDocumentFragment();
+    if (labels.title) frag.appendChild(A.el("div", "al-view-title", labels.title));
+    if (data.legend && data.legend.length) {
+      const items = data.legend.map((it) => Object.assign({}, it, { swatch: typeof it.color === "number" ? colours[it.color % colours.length] : it.swatch }));
+      frag.appendChild(A.legend(items, null));
+    }
+    const grid = A.el("div", "al-charts");
+    grid.style.gridTemplateColumns = `repeat(${cols}, ${pw}px)`;
+    frag.appendChild(grid);
+    root.replaceChildren(frag);
+    if (keep) root.appendChild(keep);
+    const tip = A.tooltip(root);
+    for (const p of data.panels || []) {
+      const svg = A.svg("svg", { width: pw, height: ph, class: "al-chart", role: "img" });
+      svg.setAttribute("aria-label", p.title || "");
+      if (p.type === "bars") barPanel(svg, p, pw, ph, colours, labels, tip, data.digits);
+      else linePanel(svg, p, pw, ph, colours, labels, tip, data.digits, root);
+      grid.appendChild(svg);
+    }
+  };
+})();

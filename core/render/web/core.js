@@ -1,0 +1,188 @@
+// Attention Lab's browser views: the shared part (DOM helpers, colours, tooltip, legend, mounting).
+// Every text that comes from the server (tokens, titles, labels) is set with textContent: never parsed as HTML.
+(function () {
+  "use strict";
+  const A = (window.AttnLab = window.AttnLab || { views: {} });
+
+  A.el = function (tag, cls, text) {
+    const e = document.createElement(tag);
+    if (cls) e.className = cls;
+    if (text !== undefined && text !== null) e.textContent = String(text);
+    return e;
+  };
+
+  A.svg = function (tag, attrs) {
+    const e = document.createElementNS("http://www.w3.org/2000/svg", tag);
+    for (const k in attrs || {}) e.setAttribute(k, attrs[k]);
+    return e;
+  };
+
+  // "{q} ({i})" with values from a dict; unknown names stay as they are. The result is plain text.
+  A.fill = function (template, values) {
+    return String(template || "").replace(/\{(\w+)\}/g, (m, k) => (k in values ? String(values[k]) : m));
+  };
+
+  A.num = function (v, digits) {
+    if (v === null || v === undefined || Number.isNaN(v)) return "";
+    if (v === "-inf" || v === -Infinity) return "-∞";
+    if (v === "inf" || v === Infinity) return "∞";
+    return Number(v).toFixed(digits === undefined ? 2 : digits);
+  };
+
+  // Hex stops "#rrggbb" -> a function t in [0, 1] -> [r, g, b], linear between stops (a 1024-entry table).
+  A.colormap = function (stops) {
+    const rgb = stops.map((h) => [1, 3, 5].map((i) => parseInt(h.slice(i, i + 2), 16)));
+    const N = 1024, lut = [];
+    for (let n = 0; n < N; n++) {
+      const x = (n / (N - 1)) * Math.max(rgb.length - 1, 0);
+      const i = Math.min(Math.floor(x), Math.max(rgb.length - 2, 0)), f = x - i;
+      const a = rgb[i], b = rgb[Math.min(i + 1, rgb.length - 1)];
+      lut.push([0, 1, 2].map((k) => Math.round(a[k] + (b[k] - a[k]) * f)));
+    }
+    return function (t) {
+      if (!(t >= 0)) t = 0;
+      if (t > 1) t = 1;
+      return lut[Math.round(t * (N - 1))];
+    };
+  };
+
+  // A matrix from the server as rows: nested lists ("-inf"/"inf" strings, null) or packed
+  // {"f32" | "u8": base64, "shape": [R, C]} (one string: cheap for Gradio and the page at any size).
+  A.unpack = function (m) {
+    if (!m) return null;
+    if (Array.isArray(m)) {
+      return m.map((row) => row.map((v) => (v === "-inf" ? -Infinity : v === "inf" ? Infinity : v === null ? NaN : Number(v))));
+    }
+    const bin = atob(m.f32 || m.u8 || "");
+    const bytes = new Uint8Array(bin.length);
+    for (let i = 0; i < bin.length; i++) bytes[i] = bin.charCodeAt(i);
+    const flat = m.f32 ? new Float32Array(bytes.buffer) : bytes;
+    const [R, C] = m.shape;
+    const out = [];
+    for (let i = 0; i < R; i++) out.push(flat.subarray(i * C, (i + 1) * C));
+    return out;
+  };
+
+  // The heads of a view with their matrices unpacked once per head object (a redraw reuses them).
+  const unpackedHeads = new WeakMap();
+  A.unpackHeads = function (heads) {
+    return (heads || []).map((h) => {
+      let rows = unpackedHeads.get(h);
+      if (!rows) {
+        rows = { values: A.unpack(h.values), blocked: A.unpack(h.blocked), extra: A.unpack(h.extra) };
+        unpackedHeads.set(h, rows);
+      }
+      return Object.assign({}, h, rows);
+    });
+  };
+
+  A.css = (c) => `rgb(${c[0]},${c[1]},${c[2]})`;
+  A.ink = (c) => (0.299 * c[0] + 0.587 * c[1] + 0.114 * c[2] > 140 ? "#111" : "#fff"); // text readable on c
+
+  // Every view carries one tooltip, positioned next to the pointer; its text is plain text.
+  A.tooltip = function (root) {
+    let tip = root.querySelector(":scope > .al-tip");
+    if (!tip) {
+      tip = A.el("div", "al-tip");
+      tip.setAttribute("role", "tooltip");
+      tip.hidden = true;
+      root.appendChild(tip);
+    }
+    return {
+      show(text, ev) {
+        tip.textContent = text;
+        tip.hidden = false;
+        const r = root.getBoundingClientRect();
+        const x = ev.clientX - r.left + 14, y = ev.clientY - r.top + 14;
+        tip.style.left = Math.min(x, Math.max(0, root.clientWidth - tip.offsetWidth - 4)) + "px";
+        tip.style.top = y + "px";
+      },
+      hide() {
+        tip.hidden = true;
+      },
+      el: tip,
+    };
+  };
+
+  // A colour scale with its numbers: a gradient bar and ticks (the scale's min, max and between).
+  A.scaleLegend = function (scale, title) {
+    const box = A.el("div", "al-scale");
+    box.appendChild(A.el("span", "al-scale-title", title));
+    const bar = A.el("span", "al-scale-bar");
+    bar.style.background = `linear-gradient(to right, ${scale.stops.join(", ")})`;
+    const ticks = A.el("span", "al-scale-ticks");
+    for (const t of scale.ticks) {
+      const s = A.el("span", "al-tick", A.num(t, scale.digits === undefined ? 2 : scale.digits));
+      s.style.left = ((100 * (t - scale.min)) / (scale.max - scale.min || 1)) + "%";
+      ticks.appendChild(s);
+    }
+    bar.appendChild(ticks);
+    box.appendChild(bar);
+    return box;
+  };
+
+  // The legend line of a view: the colour scale and each swatch ("blocked", a colour) with its words.
+  A.legend = function (items, scale) {
+    const row = A.el("div", "al-legend");
+    for (const it of items || []) {
+      if (it.swatch === "scale") {
+        if (scale) row.appendChild(A.scaleLegend(scale, it.text));
+        continue;
+      }
+      const item = A.el("span", "al-legend-item");
+      const sw = A.el("span", "al-swatch" + (it.swatch === "blocked" ? " al-blocked" : ""));
+      if (it.line || it.dash) {
+        sw.classList.add("al-line");
+        sw.style.borderTopColor = it.swatch;
+        if (it.dash) sw.classList.add("al-dash");
+      } else if (it.swatch !== "blocked") sw.style.background = it.swatch;
+      item.append(sw, A.el("span", null, it.text));
+      row.appendChild(item);
+    }
+    return row;
+  };
+
+  // The views Python can send: data.kind picks one; each draws into `root` at the width it has.
+  A.draw = function (root, data, ctx) {
+    const view = data && A.views[data.kind];
+    if (!view) {
+      root.replaceChildren();
+      return;
+    }
+    view(root, data, ctx);
+    root.dataset.stamp = data.stamp || "";
+  };
+
+  // Called by each gr.HTML's js_on_load: draw now, again when Python sends a new value or the width changes.
+  A.mount = function (element, props, watch, trigger) {
+    let root = element.querySelector(".al-root");
+    if (!root) {
+      root = A.el("div", "al-root");
+      element.appendChild(root);
+    }
+    const ctx = { trigger: trigger, state: {} };
+    let width = -1, pending = false;
+    const redraw = (force) => {
+      const w = root.clientWidth;
+      if (!w || (!force && w === width)) return; // hidden (another tab) or unchanged
+      width = w;
+      A.draw(root, props.value, ctx);
+    };
+    const later = () => {
+      if (pending) return;
+      pending = true;
+      requestAnimationFrame(() => {
+        pending = false;
+        redraw(false);
+      });
+    };
+    watch("value", () => {
+      ctx.state = ctx.state || {};
+      width = root.clientWidth;
+      if (width) A.draw(root, props.value, ctx);
+      else width = -1;
+    });
+    new ResizeObserver(later).observe(root);
+    redraw(true);
+  };
+})();

@@ -1,0 +1,95 @@
+// Head view, in the manner of BertViz: pick a token on the left, see lines to the tokens it attends to on the
+// right; line thickness = weight, one colour per head, heads switched on and off. Same data as the heatmaps.
+(function () {
+  "use strict";
+  const A = (window.AttnLab = window.AttnLab || { views: {} });
+  const ROW = 30; // px per token
+  const MAX_STROKE = 14; // px: a weight of 1
+
+  A.views.headview = function (root, data, ctx, width) {
+    const state = ctx.state;
+    const tokens = data.rows || [], heads = A.unpackHeads(data.heads);
+    const labels = (data.headview && data.headview.labels) || data.labels || {};
+    const colours = data.head_colors || ["#0072B2"];
+    const T = tokens.length;
+    if (state.hvTokens !== tokens.join("\u0000") || !Array.isArray(state.hvOn) || state.hvOn.length !== heads.length) {
+      state.hvTokens = tokens.join("\u0000");
+      state.hvOn = heads.map(() => true);
+      state.hvQuery = T - 1; // the last token sees every earlier one
+    }
+    root.replaceChildren();
+    root.appendChild(A.el("div", "al-view-title", labels.headview_title));
+    root.appendChild(A.el("div", "al-note", labels.headview_help));
+    const chips = A.el("div", "al-chips");
+    heads.forEach((head, h) => {
+      const chip = A.el("button", "al-chip", head.title);
+      chip.type = "button";
+      chip.dataset.toggleHead = String(h);
+      chip.style.setProperty("--chip", colours[h % colours.length]);
+      chip.setAttribute("aria-pressed", String(state.hvOn[h]));
+      chip.addEventListener("click", () => {
+        state.hvOn[h] = !state.hvOn[h];
+        chip.setAttribute("aria-pressed", String(state.hvOn[h]));
+        lines();
+      });
+      chips.appendChild(chip);
+    });
+    root.appendChild(chips);
+
+    const W = Math.min(width || root.clientWidth || 600, 900);
+    const colW = Math.min(260, W * 0.34);
+    const H = T * ROW + 10;
+    const svg = A.svg("svg", { width: W, height: H, class: "al-hv-svg", role: "img" });
+    const gLines = A.svg("g", {});
+    svg.appendChild(gLines);
+    const left = [], right = [];
+    tokens.forEach((t, i) => {
+      const y = 5 + i * ROW + ROW / 2;
+      const l = A.svg("text", { x: colW - 8, y: y, "text-anchor": "end", "dominant-baseline": "middle", class: "al-hv-token al-hv-left" });
+      l.textContent = A.tokenLabel(t, i);
+      l.dataset.index = i;
+      const r = A.svg("text", { x: W - colW + 8, y: y, "dominant-baseline": "middle", class: "al-hv-token al-hv-right" });
+      r.textContent = A.tokenLabel(t, i);
+      r.dataset.index = i;
+      l.addEventListener("mouseenter", () => { state.hvHover = i; lines(); });
+      l.addEventListener("mouseleave", () => { state.hvHover = null; lines(); });
+      l.addEventListener("click", () => { state.hvQuery = i; lines(); });
+      left.push(l);
+      right.push(r);
+      svg.append(l, r);
+    });
+    root.appendChild(svg);
+    const tip = A.tooltip(root);
+    gLines.addEventListener("mousemove", (ev) => {
+      if (ev.target.dataset && ev.target.dataset.hover) tip.show(ev.target.dataset.hover, ev);
+    });
+    gLines.addEventListener("mouseleave", () => tip.hide());
+
+    function lines() {
+      const q = state.hvHover !== null && state.hvHover !== undefined ? state.hvHover : state.hvQuery;
+      gLines.replaceChildren();
+      left.forEach((l, i) => l.classList.toggle("al-on", i === q));
+      const y = (i) => 5 + i * ROW + ROW / 2;
+      const shown = heads.map((_, h) => h).filter((h) => state.hvOn[h]);
+      shown.forEach((h, n) => {
+        const row = heads[h].values[q] || [];
+        const offset = (n - (shown.length - 1) / 2) * 2; // heads side by side, a little apart
+        row.forEach((w, j) => {
+          const v = Number(w);
+          if (!(v > 0.005)) return;
+          const line = A.svg("line", {
+            x1: colW, y1: y(q) + offset, x2: W - colW, y2: y(j) + offset,
+            stroke: colours[h % colours.length], "stroke-width": Math.max(1, v * MAX_STROKE),
+            "stroke-opacity": 0.35 + 0.55 * v, "stroke-linecap": "round", class: "al-hv-line",
+          });
+          line.setAttribute("data-line-head", String(h));
+          line.dataset.hover = A.fill(labels.headview_hover, {
+            head: heads[h].title, q: tokens[q], i: q, k: tokens[j], j: j, value: A.num(v, data.digits),
+          });
+          gLines.appendChild(line);
+        });
+      });
+    }
+    lines();
+  };
+})();

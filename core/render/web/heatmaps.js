@@ -1,0 +1,298 @@
+// Heatmaps: one matrix per head, square cells that fill the panel, token labels on both axes, values in
+// the cells for short sentences, blocked cells hatched, the mask's edge drawn, hover and click-to-highlight.
+// The data contract is documented in core/render/matrix.py.
+(function () {
+  "use strict";
+  const A = (window.AttnLab = window.AttnLab || { views: {} });
+  const GAP = 18; // px between heads
+  const TITLE_H = 30; // px: a head's title line
+  const MAX_LABEL = 12; // characters of a token shown in a label (the hover shows it whole)
+  const MIN_TALL = 12; // px: the height budget never makes cells smaller than this ...
+  const MIN_TALL_LABELLED = 18; // ... or this, up to 24 tokens: a 15 px label per row and column
+  const LABEL_PITCH = 1.15; // a label needs this many times its font size along the axis
+  let measureCtx = null;
+
+  function textWidth(text, font) {
+    measureCtx = measureCtx || document.createElement("canvas").getContext("2d");
+    measureCtx.font = font;
+    return measureCtx.measureText(text).width;
+  }
+
+  function short(token) {
+    const chars = Array.from(String(token));
+    return chars.length > MAX_LABEL ? chars.slice(0, MAX_LABEL - 1).join("") + "…" : chars.join("");
+  }
+
+  A.tokenLabel = (token, i, positionOnly) => (positionOnly ? String(i) : `${i} ${short(token)}`);
+
+  let hatch = null;
+  function blockedPattern(ctx) {
+    if (!hatch) {
+      hatch = document.createElement("canvas");
+      hatch.width = hatch.height = 8;
+      const h = hatch.getContext("2d");
+      h.fillStyle = "#d4d4d4";
+      h.fillRect(0, 0, 8, 8);
+      h.strokeStyle = "#8c8c8c";
+      h.lineWidth = 1.5;
+      h.beginPath();
+      h.moveTo(-2, 10); h.lineTo(10, -2); h.moveTo(-2, 2); h.lineTo(2, -2); h.moveTo(6, 10); h.lineTo(10, 6);
+      h.stroke();
+    }
+    return ctx.createPattern(hatch, "repeat");
+  }
+
+  // How many heads side by side: the largest square cells (within the width and the height budget).
+  A.gridLayout = function (W, H, nRows, nCols, labelW, xLabelH, opts) {
+    const budget = opts.budget || Math.max(420, 0.9 * window.innerHeight);
+    const maxCell = opts.maxCell || 160, minCell = opts.minCell || 6;
+    let best = null;
+    for (let c = 1; c <= Math.max(1, Math.min(H, opts.maxColumns || H)); c++) {
+      const rowsOfHeads = Math.ceil(H / c);
+      const cellW = Math.floor((W - labelW - (c - 1) * GAP - 2) / (c * nCols));
+      const cellH = Math.floor((budget / rowsOfHeads - TITLE_H - xLabelH(cellW) - GAP) / nRows);
+      // the viewport's height never squeezes a cell below MIN_TALL px (a long sentence makes a tall page instead)
+      const tall = nRows <= 24 ? MIN_TALL_LABELLED : MIN_TALL; // up to 24 tokens every label must fit
+      const cell = Math.max(minCell, Math.min(maxCell, cellW, Math.max(cellH, tall)));
+      if (!best || cell > best.cell) best = { columns: c, cell: cell };
+    }
+    return best;
+  };
+
+  function labelsFor(tokens, font, positionOnly) {
+    const text = tokens.map((t, i) => A.tokenLabel(t, i, positionOnly));
+    const width = Math.min(220, Math.max(0, ...text.map((s) => textWidth(s, font))) + 10);
+    return { text, width };
+  }
+
+  function cellValue(v) {
+    if (v === "-inf") return -Infinity;
+    if (v === "inf") return Infinity;
+    return v === null || v === undefined ? NaN : Number(v);
+  }
+
+  function drawCells(canvas, head, data, cell, cmap, showValues) {
+    const nR = head.values.length, nC = nR ? head.values[0].length : 0;
+    const dpr = window.devicePixelRatio || 1;
+    canvas.width = Math.round(nC * cell * dpr);
+    canvas.height = Math.round(nR * cell * dpr);
+    canvas.style.width = nC * cell + "px";
+    canvas.style.height = nR * cell + "px";
+    const ctx = canvas.getContext("2d");
+    ctx.scale(dpr, dpr);
+    const s = data.scale, span = s.max - s.min || 1;
+    const blocked = head.blocked;
+    // One pixel per cell in an ImageData, scaled up without smoothing: no per-cell fill style to parse.
+    const img = new ImageData(Math.max(nC, 1), Math.max(nR, 1));
+    const colours = [];
+    for (let i = 0; i < nR; i++) {
+      const row = [];
+      for (let j = 0; j < nC; j++) {
+        const k = 4 * (i * nC + j);
+        if (blocked && blocked[i][j]) { row.push(null); continue; } // transparent: hatched below
+        const v = cellValue(head.values[i][j]);
+        const c = cmap(v === -Infinity ? 0 : v === Infinity ? 1 : (v - s.min) / span);
+        img.data[k] = c[0]; img.data[k + 1] = c[1]; img.data[k + 2] = c[2]; img.data[k + 3] = 255;
+        row.push(c);
+      }
+      colours.push(row);
+    }
+    const small = document.createElement("canvas");
+    small.width = Math.max(nC, 1);
+    small.height = Math.max(nR, 1);
+    small.getContext("2d").putImageData(img, 0, 0);
+    ctx.imageSmoothingEnabled = false;
+    ctx.drawImage(small, 0, 0, nC * cell, nR * cell);
+    if (blocked) {
+      ctx.beginPath();
+      for (let i = 0; i < nR; i++) for (let j = 0; j < nC; j++) if (blocked[i][j]) ctx.rect(j * cell, i * cell, cell, cell);
+      ctx.fillStyle = blockedPattern(ctx);
+      ctx.fill();
+    }
+    if (blocked && data.boundary) { // the mask's edge: where "may attend" meets "blocked"
+      ctx.strokeStyle = "#111";
+      ctx.lineWidth = Math.max(2, cell / 14);
+      ctx.beginPath();
+      for (let i = 0; i < nR; i++) {
+        for (let j = 0; j < nC; j++) {
+          if (j + 1 < nC && blocked[i][j] !== blocked[i][j + 1]) { ctx.moveTo((j + 1) * cell, i * cell); ctx.lineTo((j + 1) * cell, (i + 1) * cell); }
+          if (i + 1 < nR && blocked[i][j] !== blocked[i + 1][j]) { ctx.moveTo(j * cell, (i + 1) * cell); ctx.lineTo((j + 1) * cell, (i + 1) * cell); }
+        }
+      }
+      ctx.stroke();
+    }
+    if (showValues) {
+      let px = Math.max(10, Math.min(22, Math.floor(cell * 0.34)));
+      const fam = getComputedStyle(canvas).fontFamily || "sans-serif";
+      let lead = true;
+      const widest = A.num(s.min < 0 ? -9.99 : 0.99, data.digits);
+      if (textWidth(widest, `${px}px ${fam}`) > cell - 4) lead = false;
+      if (!lead && textWidth(widest.replace("0.", "."), `${px}px ${fam}`) > cell - 4) return;
+      ctx.font = `${px}px ${fam}`;
+      ctx.textAlign = "center";
+      ctx.textBaseline = "middle";
+      for (let i = 0; i < nR; i++) {
+        for (let j = 0; j < nC; j++) {
+          const c = colours[i][j];
+          if (!c) continue;
+          let t = A.num(head.values[i][j], data.digits);
+          if (!lead) t = t.replace(/^(-?)0\./, "$1.");
+          ctx.fillStyle = A.ink(c);
+          ctx.fillText(t, j * cell + cell / 2, i * cell + cell / 2 + 1);
+        }
+      }
+    }
+  }
+
+  function axisLabels(texts, full, cell, vertical, px, cls, widthOrHeight) {
+    const box = A.el("div", "al-axis " + cls);
+    const every = Math.max(1, Math.ceil((px * LABEL_PITCH) / cell));
+    texts.forEach((t, i) => {
+      const span = A.el("span", "al-label", t);
+      span.dataset.index = i;
+      span.title = full[i]; // the whole token, as text
+      span.style.fontSize = px + "px";
+      if (i % every !== 0) span.classList.add("al-thin");
+      if (vertical) {
+        span.style.left = i * cell + cell / 2 + "px";
+        span.classList.add("al-vertical");
+      } else if (cls === "al-x") {
+        span.style.left = i * cell + "px";
+        span.style.width = cell + "px";
+      } else {
+        span.style.top = i * cell + "px";
+        span.style.height = cell + "px";
+        span.style.lineHeight = cell + "px";
+      }
+      box.appendChild(span);
+    });
+    if (cls === "al-x") box.style.height = widthOrHeight + "px";
+    else box.style.width = widthOrHeight + "px";
+    box.style[cls === "al-x" ? "width" : "height"] = texts.length * cell + "px";
+    return box;
+  }
+
+  // One row band and one column band per head, moved to the clicked token (never T of each: 64 tokens x 8 heads
+  // would be a thousand elements to build on every redraw).
+  function highlight(root, index) {
+    root.querySelectorAll(".al-on").forEach((e) => e.classList.remove("al-on"));
+    root.querySelectorAll(".al-hl").forEach((e) => (e.hidden = true));
+    if (index === null || index === undefined) return;
+    root.querySelectorAll(`.al-label[data-index="${index}"]`).forEach((e) => e.classList.add("al-on"));
+    root.querySelectorAll(".al-hl").forEach((band) => {
+      const cell = Number(band.dataset.cell), n = Number(band.dataset.n);
+      if (index >= n) return;
+      band.dataset.index = String(index);
+      band.style[band.classList.contains("al-hl-row") ? "top" : "left"] = index * cell + "px";
+      band.hidden = false;
+    });
+  }
+
+  A.views.heatmaps = function (root, data, ctx) {
+    const state = ctx.state;
+    const rows = data.rows || [], cols = data.cols || rows, colsAreTokens = !data.cols || data.col_tokens;
+    const heads = A.unpackHeads(data.heads);
+    const labels = data.labels || {};
+    const tip = A.tooltip(root);
+    const fam = getComputedStyle(root).fontFamily || "sans-serif";
+    const px = data.font_px || 15;
+    const yl = labelsFor(rows, `${px}px ${fam}`, data.position_labels);
+    const xl = colsAreTokens ? labelsFor(cols, `${px}px ${fam}`, data.position_labels) : { text: cols.map(String), width: 0 };
+    if (!colsAreTokens) xl.width = Math.max(...xl.text.map((s) => textWidth(s, `${px}px ${fam}`))) + 10;
+    const yTitle = 26;
+    const W = root.clientWidth;
+    const xLabelH = (cell) => (cell >= xl.width ? px * 1.6 : xl.width + 12) + 28;
+    const lay = A.gridLayout(W, heads.length, rows.length, cols.length, yl.width + yTitle, xLabelH, {
+      maxColumns: data.max_columns, budget: data.height_budget, maxCell: data.max_cell,
+    });
+    const cell = lay.cell, vertical = cell < xl.width;
+    const cmap = A.colormap(data.scale.stops);
+    const showValues = !!data.show_values;
+
+    const frag = document.createDocumentFragment();
+    if (labels.title) frag.appendChild(A.el("div", "al-view-title", labels.title));
+    if (labels.warning) frag.appendChild(A.el("div", "al-warning", labels.warning));
+    frag.appendChild(A.legend(labels.legend, data.scale));
+    if (labels.note) frag.appendChild(A.el("div", "al-note", labels.note));
+    const grid = A.el("div", "al-grid");
+    for (let r = 0; r * lay.columns < heads.length; r++) {
+      const line = A.el("div", "al-grid-row");
+      const ybox = A.el("div", "al-ycol");
+      ybox.style.paddingTop = TITLE_H + "px";
+      const ytitle = A.el("div", "al-axis-title al-ytitle", labels.y);
+      ytitle.style.height = rows.length * cell + "px";
+      ytitle.style.width = yTitle + "px";
+      const ylab = axisLabels(yl.text, rows, cell, false, px, "al-y", yl.width);
+      const yinner = A.el("div", "al-yinner");
+      yinner.append(ytitle, ylab);
+      ybox.appendChild(yinner);
+      line.appendChild(ybox);
+      for (let h = r * lay.columns; h < Math.min(heads.length, (r + 1) * lay.columns); h++) {
+        const head = heads[h];
+        const hb = A.el("div", "al-head");
+        hb.dataset.head = String(h);
+        hb.style.width = cols.length * cell + "px";
+        const title = A.el("div", "al-head-title", head.title);
+        title.style.height = TITLE_H + "px";
+        const stage = A.el("div", "al-cells");
+        const canvas = A.el("canvas", "al-canvas");
+        stage.appendChild(canvas);
+        drawCells(canvas, head, data, cell, cmap, showValues);
+        for (const [cls, n] of [["al-hl-row", rows.length], ["al-hl-col", colsAreTokens ? cols.length : 0]]) {
+          if (!n) continue;
+          const band = A.el("div", "al-hl " + cls); // the highlight band, placed on click
+          band.dataset.cell = cell;
+          band.dataset.n = n;
+          band.style[cls === "al-hl-row" ? "height" : "width"] = cell + "px";
+          band.hidden = true;
+          stage.appendChild(band);
+        }
+        canvas.addEventListener("mousemove", (ev) => {
+          const b = canvas.getBoundingClientRect();
+          const j = Math.floor((ev.clientX - b.left) / cell), i = Math.floor((ev.clientY - b.top) / cell);
+          if (i < 0 || j < 0 || i >= rows.length || j >= cols.length) return tip.hide();
+          const isBlocked = head.blocked && head.blocked[i][j];
+          const template = isBlocked ? labels.hover_blocked : labels.hover;
+          tip.show(A.fill(template, {
+            q: rows[i], i: i, k: cols[j], j: j, head: h,
+            value: A.num(head.values[i][j], data.digits),
+            extra: head.extra ? A.num(head.extra[i][j], data.digits) : "",
+          }), ev);
+        });
+        canvas.addEventListener("mouseleave", () => tip.hide());
+        canvas.addEventListener("click", (ev) => {
+          const b = canvas.getBoundingClientRect();
+          const i = Math.floor((ev.clientY - b.top) / cell);
+          state.highlight = state.highlight === i ? null : i;
+          highlight(root, state.highlight);
+        });
+        const xbox = A.el("div", "al-xbox");
+        xbox.appendChild(axisLabels(xl.text, cols, cell, vertical, px, "al-x", xLabelH(cell) - 28));
+        xbox.appendChild(A.el("div", "al-axis-title al-xtitle", labels.x));
+        hb.append(title, stage, xbox);
+        line.appendChild(hb);
+      }
+      grid.appendChild(line);
+    }
+    frag.appendChild(grid);
+    grid.addEventListener("click", (ev) => {
+      const label = ev.target.closest(".al-label");
+      if (!label || (!colsAreTokens && label.closest(".al-x"))) return;
+      const i = Number(label.dataset.index);
+      state.highlight = state.highlight === i ? null : i;
+      highlight(root, state.highlight);
+    });
+    const keep = root.querySelector(":scope > .al-tip");
+    root.replaceChildren(frag);
+    if (keep) root.appendChild(keep);
+    tip.hide();
+    if (state.rows !== rows.join("\u0000")) state.highlight = null; // a new sentence: nothing highlighted
+    state.rows = rows.join("\u0000");
+    highlight(root, state.highlight);
+    if (data.headview && A.views.headview) {
+      const hv = A.el("div", "al-headview-box");
+      root.insertBefore(hv, root.querySelector(":scope > .al-tip"));
+      A.views.headview(hv, data, ctx, W); // its width given: reading it would lay out all of the above first
+    }
+  };
+})();

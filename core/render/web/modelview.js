@@ -1,0 +1,95 @@
+// Model view: every layer x head of a model as small multiples; click one to open it (a full heatmap with
+// hover, the measured description, and the head view of its layer). Contract: core/render/matrix.py.
+(function () {
+  "use strict";
+  const A = (window.AttnLab = window.AttnLab || { views: {} });
+  const GAP = 14;
+
+  function thumb(values, size, cmap, scale) {
+    const n = values.length;
+    const canvas = A.el("canvas", "al-thumb");
+    const dpr = window.devicePixelRatio || 1;
+    const cell = size / Math.max(1, n);
+    canvas.width = Math.round(size * dpr);
+    canvas.height = Math.round(size * dpr);
+    canvas.style.width = canvas.style.height = size + "px";
+    const ctx = canvas.getContext("2d");
+    ctx.scale(dpr, dpr);
+    const span = scale.max - scale.min || 1;
+    for (let i = 0; i < n; i++) {
+      for (let j = 0; j < n; j++) {
+        ctx.fillStyle = A.css(cmap((Number(values[i][j]) - scale.min) / span));
+        ctx.fillRect(j * cell, i * cell, Math.ceil(cell), Math.ceil(cell));
+      }
+    }
+    return canvas;
+  }
+
+  A.views.modelview = function (root, data, ctx) {
+    const state = ctx.state;
+    const layers = (data.layers || []).map((heads) => A.unpackHeads(heads));
+    const labels = data.labels || {};
+    const key = (data.rows || []).join("\u0000");
+    if (!state.open || state.mvKey !== key || state.mvSelected !== String(data.selected)) {
+      state.open = (data.selected || [0, 0]).slice();
+      state.mvKey = key;
+      state.mvSelected = String(data.selected);
+    }
+    const cmap = A.colormap(data.scale.stops);
+    const H = Math.max(...layers.map((l) => l.length), 1);
+    const W = root.clientWidth;
+    const labelW = 90;
+    const size = Math.max(60, Math.min(170, Math.floor((W - labelW - H * GAP) / H)));
+    const frag = document.createDocumentFragment();
+    frag.appendChild(A.el("div", "al-view-title", labels.title));
+    if (labels.warning) frag.appendChild(A.el("div", "al-warning", labels.warning));
+    frag.appendChild(A.el("div", "al-note", labels.help));
+    const grid = A.el("div", "al-model");
+    layers.forEach((heads, l) => {
+      const line = A.el("div", "al-model-row");
+      line.appendChild(A.el("div", "al-model-layer", A.fill(labels.layer, { layer: l })));
+      heads.forEach((head, h) => {
+        const b = A.el("button", "al-model-head");
+        b.type = "button";
+        b.dataset.layer = String(l);
+        b.dataset.modelHead = String(h);
+        b.style.width = size + 8 + "px";
+        b.setAttribute("aria-pressed", String(state.open[0] === l && state.open[1] === h));
+        b.appendChild(thumb(head.values, size, cmap, data.scale));
+        b.appendChild(A.el("span", "al-model-title", head.title));
+        b.addEventListener("click", () => {
+          state.open = [l, h];
+          A.views.modelview(root, data, ctx);
+        });
+        line.appendChild(b);
+      });
+      grid.appendChild(line);
+    });
+    frag.appendChild(grid);
+    const [ol, oh] = state.open;
+    const layer = layers[ol] || [];
+    const head = layer[oh];
+    const opened = A.el("div", "al-opened");
+    if (head) {
+      opened.appendChild(A.el("div", "al-view-title", A.fill(labels.opened, { layer: ol, head: oh, title: head.title })));
+      opened.appendChild(A.el("p", "al-description", (data.descriptions[ol] || [])[oh]));
+      const big = A.el("div", "al-opened-map");
+      opened.appendChild(big);
+      const lines = A.el("div", "al-headview-box");
+      opened.appendChild(lines);
+      frag.appendChild(opened);
+      root.replaceChildren(frag);
+      const one = Object.assign({}, data, {
+        kind: "heatmaps", heads: [head], max_columns: 1, headview: null,
+        height_budget: Math.max(420, 0.8 * window.innerHeight), labels: data.heatmap_labels,
+      });
+      ctx.sub = ctx.sub || { state: {} };
+      A.views.heatmaps(big, one, ctx.sub);
+      const layerData = Object.assign({}, data, { heads: layer, headview: { labels: data.heatmap_labels } });
+      ctx.subHv = ctx.subHv || { state: {} };
+      A.views.headview(lines, layerData, ctx.subHv);
+    } else {
+      root.replaceChildren(frag);
+    }
+  };
+})();

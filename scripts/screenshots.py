@@ -1,0 +1,136 @@
+"""Regenerate docs/screenshots at 1920x1080, the size of a classroom projector.
+
+    python scripts/screenshots.py                 # start the app, shoot every tab into docs/screenshots
+    python scripts/screenshots.py --out /tmp/shots --only attention,step
+
+Debian's Chromium through Playwright; each shot waits until the tab's views have drawn (data-stamp).
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from loadtest_tools import start_app  # noqa: E402
+
+ROOT = Path(__file__).resolve().parent.parent
+CHROMIUM = os.environ.get("CHROMIUM", "/usr/bin/chromium")
+ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update",
+        "--disable-sync", "--no-first-run", "--disable-quic"]
+
+
+def drawn(page, elem_id: str) -> None:
+    page.wait_for_function(
+        "id => { const e = document.querySelector('#' + id + ' .al-root'); return e && e.dataset.stamp; }",
+        arg=elem_id, timeout=120_000)
+
+
+def tab(page, name: str) -> None:
+    page.get_by_role("tab", name=name, exact=True).click()
+
+
+def shoot(page, out: Path, name: str, top: str | None = None) -> None:
+    """The viewport, scrolled so that `top` (a selector) starts just below the top edge."""
+    if top:
+        page.evaluate("sel => { const e = document.querySelector(sel); window.scrollTo(0, e.getBoundingClientRect().top"
+                      " + window.scrollY - 70); }", top)
+    else:
+        page.evaluate("() => window.scrollTo(0, 0)")
+    page.wait_for_timeout(400)
+    page.screenshot(path=str(out / f"{name}.png"))
+    print("wrote", out / f"{name}.png", flush=True)
+
+
+def attention(page, out):
+    drawn(page, "attention-heatmaps")
+    shoot(page, out, "attention")
+    page.locator("#attention-heatmaps .al-label").nth(1).click()  # highlight one token
+    box = page.locator("#attention-heatmaps canvas").first.bounding_box()
+    page.mouse.move(box["x"] + box["width"] * 0.15, box["y"] + box["height"] * 0.55)
+    shoot(page, out, "attention-hover", "#attention-heatmaps")
+    shoot(page, out, "headview", "#attention-heatmaps .al-headview-box")
+
+
+def trained(page, out):
+    page.get_by_text("trained tiny model", exact=True).click()
+    drawn(page, "trained-heatmaps")
+    shoot(page, out, "trained", "#trained-heatmaps")
+    shoot(page, out, "trained-opened", "#trained-heatmaps .al-opened")
+    page.get_by_text("random, seeded", exact=True).click()
+
+
+def step(page, out):
+    tab(page, "Step through")
+    drawn(page, "step-weights")
+    shoot(page, out, "step", "#step-scores")
+
+
+def causality(page, out):
+    tab(page, "Causality")
+    drawn(page, "causality-bars")
+    shoot(page, out, "causality")
+
+
+def masking(page, out):
+    tab(page, "Masking & scaling")
+    drawn(page, "masking-sqrt-d")
+    shoot(page, out, "masking")
+    shoot(page, out, "masking-sqrt-d", "#masking-sqrt-d")
+
+
+def transfer(page, out):
+    tab(page, "Weight transfer")
+    page.wait_for_function("() => { const t = document.querySelector('#transfer-verdict textarea'); return t && t.value; }")
+    shoot(page, out, "transfer")
+
+
+def cost(page, out):
+    tab(page, "Cost")
+    drawn(page, "cost-saved")
+    shoot(page, out, "cost", "#cost-saved")
+
+
+def model(page, out):
+    tab(page, "Model")
+    drawn(page, "model-chart")
+    shoot(page, out, "model")
+
+
+SHOTS = {"attention": attention, "trained": trained, "step": step, "causality": causality, "masking": masking,
+         "transfer": transfer, "cost": cost, "model": model}
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--url", help="a running app (default: start one)")
+    parser.add_argument("--out", default=str(ROOT / "docs" / "screenshots"))
+    parser.add_argument("--only", default=",".join(SHOTS))
+    args = parser.parse_args()
+    from playwright.sync_api import sync_playwright
+
+    out = Path(args.out)
+    out.mkdir(parents=True, exist_ok=True)
+    proc, url = None, args.url
+    if url is None:
+        os.environ.setdefault("ATTENTION_LAB_WARM", "0")
+        proc, url, _ = start_app()
+    try:
+        with sync_playwright() as p:
+            browser = p.chromium.launch(executable_path=CHROMIUM, args=ARGS)
+            page = browser.new_page(viewport={"width": 1920, "height": 1080})
+            page.set_default_timeout(120_000)
+            page.goto(url)
+            for name in args.only.split(","):
+                SHOTS[name](page, out)
+            browser.close()
+    finally:
+        if proc is not None:
+            proc.terminate()
+            proc.wait(timeout=30)
+
+
+if __name__ == "__main__":
+    main()
