@@ -15,8 +15,10 @@ from functools import lru_cache
 import torch
 from torch import Tensor
 
+from ..config import ConfigError
 from ..corpus import NOUNS, UNK, Tokenizer, generate
 from ..model import GPT, load_tiny, tiny_config
+from .text import MAX_CHARS, text_field
 from .train import one_thread
 
 REFERENCE_SEED, REFERENCE_SENTENCES = 777, 200  # held-out text, never used in training
@@ -145,12 +147,12 @@ def _mean(dicts: list[dict[str, float]]) -> dict[str, float]:
 def trained_view(sentence: str) -> TrainedView:
     """Sentence -> tokens, every layer's and head's weights (L, H, T, T) and a measured role per head."""
     model, tokenizer = tiny()
-    words = tokenizer.words(sentence)
+    words = tokenizer.words(text_field("sentence", sentence)[:MAX_CHARS])
     if not words:
-        raise ValueError("type a sentence first, for example: the fox that the child saw was hungry , so the fox slept .")
+        raise ConfigError("type a sentence first, for example: the fox that the child saw was hungry , so the fox slept .")
     limit = model.config.context_length
     if len(words) > limit:
-        raise ValueError(f"the sentence has {len(words)} tokens but the tiny model reads at most {limit}; shorten it")
+        raise ConfigError(f"the sentence has {len(words)} tokens but the tiny model reads at most {limit}; shorten it")
     unknown = [w for w, i in zip(words, tokenizer.encode(sentence), strict=True) if tokenizer.vocab[i] == UNK]
     w = _trace([words])[:, 0]  # (L, H, T, T)
     scores = [[pattern_scores(words, w[la, h]) for h in range(w.shape[1])] for la in range(w.shape[0])]
@@ -174,7 +176,7 @@ def layer_panel(sentence: str, layer: int, head: int) -> LayerPanel:
     view = trained_view(sentence)
     n_layers, n_heads = view.weights.shape[:2]
     if not (0 <= layer < n_layers and 0 <= head < n_heads):
-        raise ValueError(f"the tiny model has layers 0-{n_layers - 1} and heads 0-{n_heads - 1}")
+        raise ConfigError(f"the tiny model has layers 0-{n_layers - 1} and heads 0-{n_heads - 1}")
     names = [view.reference[layer][h].name for h in range(n_heads)]
     note = ""
     if view.unknown:

@@ -12,10 +12,24 @@ from typing import Any
 
 import numpy as np
 
-from ..lab.causality import probe
+from ..config import whole_in
+from ..lab.causality import replacement_word
 from ..lab.masking import sqrt_d_experiment, three_ways
-from ..lab.session import Lab, Request, make_request, row_check, weights_payload
+from ..lab.session import (
+    TRACE_MAX_TOKENS,
+    Lab,
+    Request,
+    make_request,
+    nonfinite_weights,
+    row_check,
+    seed_value,
+    sentence_text,
+    switch,
+    weights_payload,
+)
+from ..lab.text import text_field
 from ..render import heatmap, plots
+from .plugins import probe
 
 VIEW_CACHE = 256
 
@@ -40,7 +54,12 @@ def attention_view(lab: Lab, req: Request) -> AttentionView:
     notes = [run.tokens.note]
     if not variant.uses_heads and req.n_heads != 1:
         notes.append(f"{variant.title} has one head as wide as d_model; n_heads is not used.")
-    heatmaps = heatmap.heatmap_grid(list(run.weights.numpy()), run.tokens.tokens, _head_titles(H))
+    weights = run.weights.numpy()  # (H, T, T)
+    if bad := nonfinite_weights(run):
+        notes.append(f"plugin {variant.plugin!r} returned {bad} attention weights that are NaN or infinite: "
+                     "they are drawn as 0 and written as \"NaN\" in the JSON.")
+        weights = np.nan_to_num(weights, nan=0.0, posinf=0.0, neginf=0.0)
+    heatmaps = heatmap.heatmap_grid(list(weights), run.tokens.tokens, _head_titles(H))
     mask = heatmap.mask_image(run.allowed.numpy())
     return AttentionView(heatmaps, mask, row_check(run).line, " ".join(n for n in notes if n), weights_payload(run))
 
@@ -85,17 +104,19 @@ def _causality_view(lab: Lab, sentence: str, position: int, replacement: str, ca
                     seed: int) -> CausalityView:
     res = probe(lab, sentence, position, replacement, causal, variant, seed)
     where = "with the causal mask" if res.causal else "WITHOUT the causal mask"
-    bars = plots.bars(res.row_max_abs_diff, res.tokens, res.position,
+    diffs = np.nan_to_num(np.asarray(res.row_max_abs_diff, dtype=float), nan=0.0, posinf=0.0).tolist()
+    bars = plots.bars(diffs, res.tokens, res.position,
                       f"token {res.position} → {plots.tick_label(res.replacement)}, {where}", "max |output change|")
-    dep = heatmap.heatmap_grid([res.dependency.numpy()], res.tokens, [f"|d out_i / d x_j|, {where}"],
+    dep = heatmap.heatmap_grid([np.nan_to_num(res.dependency.numpy(), nan=0.0, posinf=0.0)], res.tokens, [f"|d out_i / d x_j|, {where}"],
                              vmin=0.0, vmax=None, cmap="magma", xlabel="input token j", ylabel="output row i")
     return CausalityView(bars, dep, res.summary, res.payload())
 
 
 def causality(lab: Lab, sentence, position, replacement, causal=True, variant="multi-head", seed=0) -> CausalityView:
-    """Raw UI/API values -> the (cached) view."""
-    key_pos = position if isinstance(position, (int, float)) and not isinstance(position, bool) else str(position)
-    return _causality_view(lab, sentence, key_pos, replacement, bool(causal), variant, seed)
+    """Raw UI/API values -> the (cached) view: each checked (the sentence cut to its cap) before it keys the cache."""
+    return _causality_view(lab, sentence_text(sentence), whole_in("position", position, 0, TRACE_MAX_TOKENS - 1),
+                           replacement_word(replacement), switch("causal", causal), text_field("variant", variant),
+                           seed_value(seed))
 
 
 @dataclass(frozen=True)

@@ -5,26 +5,33 @@ from __future__ import annotations
 import functools
 import html
 import logging
+import re
 
 import gradio as gr
 from gradio.components.plot import PlotData
 
 from core.config import ConfigError
+from core.serve.slots import CPU
 
 log = logging.getLogger("attention_lab.ui")
 
 # Concurrency policy (Gradio 6 runs one call per event at a time by default). The lab's events are
 # short and CPU-bound (torch + matplotlib), and this app targets a 2-core machine: every tab's
-# compute event shares ONE group of 2 workers, one per core, so 30 students queue fairly instead of
-# oversubscribing the CPU. Repeated requests are LRU cache hits and leave the queue in milliseconds.
+# compute event shares ONE group, and inside it CPU_WORKERS (one per core) compute at once
+# (core.serve.slots), so 30 students queue fairly instead of oversubscribing the CPU. The group lets a
+# few more events in than that, because some only wait: on a plugin's worker process, which may hang
+# until its time limit. Such a wait holds no CPU slot, so it slows nobody else. Repeated requests are
+# LRU cache hits and leave the queue in milliseconds.
 CPU_GROUP = "lab-cpu"
-CPU_LIMIT = 2
-# Training experiments take 10-20 s of CPU each. In the shared group two of them would hold both
-# workers and every heatmap in the class would wait behind them, so they get their own group of ONE
-# (on one torch thread): interactive tabs keep their two workers, and a second student asking for the
-# same run waits for the first and then gets its cached result.
+CPU_LIMIT = 8  # events of the group in flight: CPU_WORKERS computing, the rest waiting on a plugin's worker
+# Training experiments take 10-20 s of CPU each, in a worker process. They have their own group, so
+# they never hold the CPU group's slots while a class waits for heatmaps. Inside it, one run trains at
+# a time and each session may have one training waiting or running (core.serve.runs); a finished run
+# is answered from the cache at once, so the group lets several events in: most are cache hits.
 TRAINING_GROUP = "lab-training"
-TRAINING_LIMIT = 1
+TRAINING_LIMIT = 6
+MAX_ERROR_CHARS = 200
+APOLOGY = "Something went wrong computing this view; try other settings."
 
 
 def plot(data_url: str) -> PlotData:
@@ -32,20 +39,29 @@ def plot(data_url: str) -> PlotData:
     return PlotData(type="matplotlib", plot=data_url)
 
 
+def one_sentence(message: str) -> str:
+    """An error as a person reads it: one line, long quotes cut to an excerpt, at most MAX_ERROR_CHARS."""
+    text = " ".join(str(message).split())
+    text = re.sub(r"'([^']{40,})'", lambda m: "'" + m.group(1)[:30] + "…'", text)
+    if len(text) > MAX_ERROR_CHARS:
+        text = text[:199] + "…"
+    return text
+
+
 def user_errors(fn):
-    """Turn a person's mistake into gr.Error with one escaped sentence; anything else into a short apology."""
+    """Compute with a CPU slot; a person's mistake becomes gr.Error with one escaped sentence, a bug a short apology."""
 
     @functools.wraps(fn)
     def wrapper(*args, **kwargs):
         try:
-            return fn(*args, **kwargs)
+            with CPU.held():
+                return fn(*args, **kwargs)
         except gr.Error:
             raise
-        except (ConfigError, ValueError, TypeError) as exc:
-            raise gr.Error(html.escape(str(exc), quote=False), print_exception=False) from None
+        except ConfigError as exc:
+            raise gr.Error(html.escape(one_sentence(str(exc)), quote=False), print_exception=False) from None
         except Exception:  # a bug: log it, keep serving, never show a traceback
             log.exception("unexpected error in %s", fn.__name__)
-            raise gr.Error("Something went wrong computing this view; try other settings.",
-                           print_exception=False) from None
+            raise gr.Error(APOLOGY, print_exception=False) from None
 
     return wrapper

@@ -7,8 +7,8 @@ from functools import lru_cache
 
 import gradio as gr
 
-from core.lab.model_stats import model_size
 from core.model import PRESETS
+from core.serve.plugins import model_size
 
 from .common import CPU_GROUP, CPU_LIMIT, user_errors
 
