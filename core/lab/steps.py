@@ -6,6 +6,7 @@ import hashlib
 import json
 import os
 import tempfile
+import threading
 from dataclasses import dataclass
 from typing import Any
 
@@ -119,16 +120,54 @@ def trace_payload(run: Run) -> dict[str, Any]:
     }
 
 
-def trace_file(run: Run, folder: str | None = None) -> str:
-    """Write the trace JSON once per request (named by its hash) and return the path to download."""
+def trace_folder() -> str:
+    """Where the app keeps trace files: inside Gradio's upload folder (GRADIO_TEMP_DIR, else <tmp>/gradio), so
+    the server hands out the file itself instead of copying it into that folder first (one write, not two)."""
+    base = os.environ.get("GRADIO_TEMP_DIR") or os.path.join(tempfile.gettempdir(), "gradio")
+    return os.path.join(os.path.realpath(base), "attention-lab-traces")
+
+
+TRACE_FOLDER_BYTES = 64 * 2**20  # kept on disk at most; the least recently asked for go first
+
+
+def trace_file(run: Run, folder: str | None = None, max_bytes: int = TRACE_FOLDER_BYTES) -> str:
+    """Write the trace JSON once per request (named by its hash) and return the path to download.
+
+    The folder is kept under max_bytes: asking for a trace again marks it recent, and the traces nobody
+    asked for longest are deleted first (a class downloading a thousand traces fills no disk).
+    """
     text = json.dumps(trace_payload(run), ensure_ascii=False)
     name = "attention-trace-" + hashlib.sha256(text.encode()).hexdigest()[:16] + ".json"
-    folder = folder or os.path.join(tempfile.gettempdir(), "attention-lab")
+    folder = folder or trace_folder()
     os.makedirs(folder, exist_ok=True)
     path = os.path.join(folder, name)
-    if not os.path.exists(path):
-        tmp = path + f".{os.getpid()}.tmp"
-        with open(tmp, "w", encoding="utf-8") as f:
-            f.write(text)
-        os.replace(tmp, path)
+    if os.path.exists(path):
+        os.utime(path)  # recently asked for: deleted last
+        return path
+    tmp = path + f".{os.getpid()}.{threading.get_ident()}.tmp"
+    with open(tmp, "w", encoding="utf-8") as f:
+        f.write(text)
+    os.replace(tmp, path)
+    _keep_under(folder, max_bytes, keep=path)
     return path
+
+
+def _keep_under(folder: str, max_bytes: int, keep: str) -> None:
+    """Delete the least recently used traces until the folder holds at most max_bytes (keep survives)."""
+    files = []
+    for entry in os.scandir(folder):
+        if entry.name.endswith(".json") and entry.path != keep:
+            try:
+                st = entry.stat()
+            except FileNotFoundError:
+                continue  # another request deleted it meanwhile
+            files.append((st.st_mtime, st.st_size, entry.path))
+    total = sum(size for _, size, _ in files) + os.path.getsize(keep)
+    for _, size, path in sorted(files):
+        if total <= max_bytes:
+            break
+        try:
+            os.remove(path)
+        except FileNotFoundError:
+            pass
+        total -= size
