@@ -278,3 +278,10 @@ def scale_summary(run: ScaleRun) -> dict:
             "stopped": run.stopped, "max_weight": final(run.max_weight), "entropy_nats": final(run.entropy),
             "uniform_entropy_nats": round(run.uniform_entropy, 4), "softmax_input_grad_norm": final(run.grad_norm),
             "train_loss": final(run.loss)}
+
+
+def stopped_summary(summary: dict | None) -> dict | None:
+    """What a summary says once its run was stopped before its end (a finished run stays as it was)."""
+    if not isinstance(summary, dict) or summary.get("done"):
+        return summary
+    return {**summary, "stopped": True}
