@@ -56,8 +56,7 @@ def replacement_word(replacement: Any) -> str:
     if not word:
         raise ConfigError("The replacement word is empty; type a word to put at that position.")
     if len(word) > MAX_REPLACEMENT_CHARS:
-        raise ConfigError(f"replacement is {len(word):,} characters long; type one word "
-                          f"(at most {MAX_REPLACEMENT_CHARS} characters).")
+        raise ConfigError(f"replacement is longer than {MAX_REPLACEMENT_CHARS} characters; type one word.")
     return word
 
 

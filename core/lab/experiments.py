@@ -21,6 +21,7 @@ from torch import Tensor
 from ..config import ConfigError, whole
 from ..corpus import Tokenizer
 from ..model import GPT, GPTConfig
+from .session import seed_value
 from .train import LOG2E, Trainer, TrainSettings, encode_corpus, random_batch
 
 
@@ -246,7 +247,7 @@ MAX_STEPS = {"mask": 1000, "scale": 500}
 
 def check_params(kind: str, steps: object, seed: object) -> tuple[int, int]:
     """steps and seed from a control or the API, in range; ConfigError naming the field otherwise."""
-    steps, seed = whole("steps", steps), whole("seed", seed)
+    steps, seed = whole("steps", steps), seed_value(seed)
     if not 10 <= steps <= MAX_STEPS[kind]:
         raise ConfigError(f"steps={steps} is out of range; choose 10 to {MAX_STEPS[kind]}")
     return steps, seed

@@ -57,10 +57,10 @@ def make_request(
         raise ConfigError("The sentence is empty; type a few words.")
     variant = text_field("variant", variant)
     if len(variant) > MAX_NAME_CHARS:
-        raise ConfigError(f"variant is {len(variant):,} characters long; a variant's name has at most {MAX_NAME_CHARS}.")
+        raise ConfigError(f"variant is longer than {MAX_NAME_CHARS} characters; type a variant's name.")
     if isinstance(options, str) and len(options) > MAX_OPTIONS_CHARS:
-        raise ConfigError(f"options is {len(options):,} characters long; an options object has at most "
-                          f"{MAX_OPTIONS_CHARS:,}.")
+        raise ConfigError(f"options is longer than {MAX_OPTIONS_CHARS:,} characters; an options object names "
+                          'a few options, such as {"window": 3}.')
     opts = parse_options(text_field("options", options) if isinstance(options, str) else options)
     try:
         opts_key = tuple(sorted(opts.items()))

@@ -12,8 +12,7 @@ import json
 from typing import Any
 
 MAX_BODY_BYTES = 1 << 20  # a sentence is cut at 4,097 characters anyway; 1 MiB leaves room for any control
-TOO_LARGE = (f"The request is larger than {MAX_BODY_BYTES // 1024} KiB; the lab reads at most 4,096 characters "
-             "of a sentence, so send less.")
+TOO_LARGE = "The request is larger than 1 MiB; the lab reads at most 4,096 characters of a sentence, so send less."
 
 
 class _TooLarge(Exception):

@@ -16,16 +16,14 @@ from core.config import ConfigError, choices_text, excerpt, named
 from core.lab.text import KEPT_CHARS as TEXT_CAP
 from core.lab.text import text_field
 
-BIG = 9.2e18  # about 2**63: beyond any bound a control here has (and what str() of a huge int chokes on)
-
 
 def check_inputs(block_fn: Any, inputs: list[Any], state: Any = None) -> list[Any]:
     """The event's raw values, each checked against its control (texts cut to TEXT_CAP); ConfigError otherwise."""
     blocks = list(block_fn.inputs)
     names = field_names(block_fn)
     if len(inputs) < len(blocks):
-        raise ConfigError(f"this request sends {len(inputs)} values, but the event takes {len(blocks)}: "
-                          f"{', '.join(names)}")
+        sent = "1 value" if len(inputs) == 1 else f"{len(inputs)} values"
+        raise ConfigError(f"this request sends {sent}, but the event takes {len(blocks)}: {', '.join(names)}")
     checked = list(inputs)
     props = set(getattr(block_fn, "component_prop_inputs", []) or [])
     for i, (block, name) in enumerate(zip(blocks, names, strict=True)):
@@ -60,7 +58,7 @@ def _number(block: Any, name: str, value: Any) -> Any:
     if value != value or value in (float("inf"), float("-inf")):
         raise ConfigError(f"{name}={value} must be a finite number")
     low, high = block.minimum, block.maximum
-    if (low is not None and value < low) or (high is not None and value > high) or not -BIG < value < BIG:
+    if (low is not None and value < low) or (high is not None and value > high):
         raise ConfigError(f"{named(name, value)} is out of range; {_range(low, high)}")
     return value
 
@@ -70,9 +68,7 @@ def _range(low: Any, high: Any) -> str:
         return f"choose {low:g} to {high:g}"
     if low is not None:
         return f"choose {low:g} or more"
-    if high is not None:
-        return f"choose {high:g} or less"
-    return "choose a smaller number"
+    return f"choose {high:g} or less"
 
 
 def _choice(block: Any, name: str, value: Any) -> Any:
