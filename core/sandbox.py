@@ -245,7 +245,7 @@ class Worker:
         self._conn, theirs = ctx.Pipe(duplex=True)
         # not a daemon: code it runs may start processes of its own (the conformance kit does); ended at exit
         self._child = ctx.Process(target=_serve, args=(theirs, self.memory_mb, self.nice, self.threads),
-                                  daemon=False, name=f"lab-{self.label}"[:60])
+                                  daemon=False, name=f"worker-{self.label}"[:60])
         with _main_not_rerun():
             self._child.start()
         theirs.close()
