@@ -15,10 +15,6 @@ MAX_BODY_BYTES = 1 << 20  # a sentence is cut at 4,097 characters anyway; 1 MiB 
 TOO_LARGE = "The request is larger than 1 MiB; the lab reads at most 4,096 characters of a sentence, so send less."
 
 
-class _TooLarge(Exception):
-    pass
-
-
 class BodyLimit:
     """ASGI middleware: 413 with one sentence for a body over max_bytes, before the app reads it."""
 
@@ -33,27 +29,31 @@ class BodyLimit:
         if length is not None and (not length.isdigit() or int(length) > self.max_bytes):
             await _answer(send, 413, TOO_LARGE)
             return
-        received, started = 0, False
+        received, started, refused = 0, False, False
 
         async def counted() -> dict:
-            nonlocal received
+            """The body as it arrives; past the cap, answer 413 ourselves and tell the app the client left."""
+            nonlocal received, refused
+            if refused:
+                return {"type": "http.disconnect"}
             message = await receive()
             if message["type"] == "http.request":
                 received += len(message.get("body", b""))
                 if received > self.max_bytes:
-                    raise _TooLarge
+                    refused = True
+                    if not started:
+                        await _answer(send, 413, TOO_LARGE)
+                    return {"type": "http.disconnect"}
             return message
 
         async def watched(message: dict) -> None:
             nonlocal started
+            if refused:
+                return  # answered already: whatever the app says about the "disconnect" goes nowhere
             started = started or message["type"] == "http.response.start"
             await send(message)
 
-        try:
-            await self.app(scope, counted, watched)
-        except _TooLarge:
-            if not started:
-                await _answer(send, 413, TOO_LARGE)
+        await self.app(scope, counted, watched)
 
 
 async def _answer(send: Any, status: int, sentence: str) -> None:

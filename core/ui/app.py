@@ -29,7 +29,7 @@ from core.serve.limits import MAX_BODY_BYTES, BodyLimit, invalid_request_sentenc
 from core.serve.plugins import AppLab  # noqa: E402
 
 from .common import APOLOGY, one_sentence  # noqa: E402
-from .inputs import check_inputs  # noqa: E402
+from .inputs import check_inputs, unreadable  # noqa: E402
 
 log = logging.getLogger("attention_lab.ui")
 
@@ -78,7 +78,12 @@ class LabBlocks(gr.Blocks):
             inputs = check_inputs(block_fn, inputs, state)
         except ConfigError as exc:
             raise gr.Error(html.escape(one_sentence(str(exc)), quote=False), print_exception=False) from None
-        return await super().preprocess_data(block_fn, inputs, state, explicit_call)
+        try:
+            return await super().preprocess_data(block_fn, inputs, state, explicit_call)
+        except gr.Error:
+            raise
+        except Exception as exc:  # a control these checks do not know, reading a value it cannot take
+            raise gr.Error(html.escape(unreadable(block_fn, inputs, exc), quote=False), print_exception=False) from None
 
     async def process_api(self, *args, **kwargs):
         try:

@@ -8,6 +8,7 @@ it in the session.
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 import gradio as gr
@@ -37,6 +38,11 @@ def check_inputs(block_fn: Any, inputs: list[Any], state: Any = None) -> list[An
 
 def check_value(block: Any, name: str, value: Any) -> Any:
     """One value against one control; returns it (text cut to TEXT_CAP) or raises ConfigError naming the field."""
+    if isinstance(block, gr.Dataset):  # a click on one of the examples: its index
+        count = len(block.samples or [])
+        if isinstance(value, bool) or not isinstance(value, int) or not 0 <= value < count:
+            raise ConfigError(f"{named(name, value)} is not one of the {count} examples; choose one from the list")
+        return value
     if value is None:
         return value  # an empty control: the handler says what it needs
     if isinstance(block, (gr.Slider, gr.Number)):
@@ -102,3 +108,13 @@ def _label(block: Any) -> str:
     if not isinstance(label, str):
         return getattr(block, "elem_id", None) or ""
     return label.split(" (")[0].split(":")[0].strip()
+
+
+def unreadable(block_fn: Any, inputs: list[Any], exc: Exception) -> str:
+    """Gradio's own "Could not preprocess input component at index N ..." as one sentence naming that field."""
+    found = re.search(r"at index (\d+)", str(exc))
+    names = field_names(block_fn)
+    if found and int(found.group(1)) < len(names):
+        i = int(found.group(1))
+        return f"{named(names[i], inputs[i])} is not a value this control takes; send one like the page does"
+    return "One of the values sent is not one the controls take; send them as the page does"

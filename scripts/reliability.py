@@ -1,0 +1,336 @@
+"""The reliability suite: the app on loopback against a hostile class and hostile plugins, bounded in time.
+
+    python scripts/reliability.py                  # everything, the issue's sizes (~15-25 min on 2 busy cores)
+    python scripts/reliability.py --quick          # the smoke version (~2 min): small sizes, 1 s plugin limit
+    python scripts/reliability.py plugins fuzz     # some parts only; --json FILE also writes the report
+
+Parts: `plugins` (each hostile plugin of hostile_plugins.py: what its user saw, and the other students'
+/attention latency meanwhile, as a ratio to just before, in one run), `fuzz` (seeded calls of every event
+with hostile values: errors by kind), `bodies` (50 MB requests: the server's RSS), `sessions` (new
+sessions: RSS), `traces` (distinct Step-through downloads: disk), `class` (concurrent students with
+unique inputs, each answer checked against its own input). Every part ends by checking the server lives.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import random
+import statistics
+import sys
+import threading
+import time
+import uuid
+from collections import Counter
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+import fuzz_values  # noqa: E402
+import hostile_plugins  # noqa: E402
+from loadtest_tools import RssSampler, summary  # noqa: E402
+from reliability_tools import (  # noqa: E402
+    Answer,
+    call,
+    children_rss_mib,
+    disk_mib,
+    get,
+    join,
+    kind_of,
+    raw_post,
+    rss_mib,
+    start_app,
+    stop_app,
+)
+
+PARTS = ["plugins", "fuzz", "bodies", "sessions", "traces", "class"]
+FULL = dict(plugin_seconds=5.0, fuzz=2000, bodies=20, body_mb=50, sessions=10_000, traces=1000, students=40, clicks=10)
+QUICK = dict(plugin_seconds=1.0, fuzz=150, bodies=4, body_mb=50, sessions=300, traces=60, students=8, clicks=4)
+ATTENTION = ["", "multi-head", True, True, 2, 16, 0, "{}"]  # the /attention defaults; the sentence goes first
+
+
+def attention_data(sentence: str, variant: str = "multi-head", seed: int = 0) -> list:
+    return [sentence, variant, True, True, 2, 16, seed, "{}"]
+
+
+class Student:
+    """Another student clicking /attention with a fresh request each time (a new seed: computed, not cached)."""
+
+    def __init__(self, url: str) -> None:
+        self.url, self.session, self.n = url, f"other-{uuid.uuid4().hex[:8]}", 0
+
+    def click(self) -> Answer:
+        self.n += 1
+        return call(self.url, "attention", attention_data("the other students keep working", seed=10_000 + self.n),
+                    session=self.session)
+
+    def while_(self, busy) -> tuple[list[float], int]:
+        """Click until busy() is False; (seconds of each answered click, errors)."""
+        seconds, errors = [], 0
+        while busy():
+            a = self.click()
+            if a.ok:
+                seconds.append(a.seconds)
+            else:
+                errors += 1
+        return seconds, errors
+
+
+def plugins(url: str, limit: float) -> dict:
+    """Per hostile plugin: two students keep calling it (a pause between tries) while another clicks /attention;
+    the same two students calling a healthy variant just before are the baseline: the ratio is the plugin's cost."""
+    other, report = Student(url), {}
+    for name in hostile_plugins.BEHAVIOURS:
+        report[name] = one_plugin(url, other, name, window=max(2 * limit, 4.0))
+        print(f"  {name:9s} others' p50 x{report[name]['others_ratio_p50']} | {report[name]['user_saw'][:100]}",
+              flush=True)
+    return report
+
+
+def one_plugin(url: str, other: Student, name: str, window: float) -> dict:
+    _, base, _ = two_students(url, other, "multi-head", window)
+    answers, during, other_errors = two_students(url, other, f"hostile-{name}", window)
+    first = answers[0]
+    return {
+        "does": hostile_plugins.BEHAVIOURS[name][1],
+        "user_saw": first.error if first.error else "an answer (" + _note(first) + ")",
+        "kind": kind_of(first.error) if first.error else "answer",
+        "user_waited_s": round(first.seconds, 2),
+        "calls": len(answers), "kinds": dict(Counter(kind_of(a.error) if a.error else "answer" for a in answers)),
+        "last_saw": answers[-1].error or "an answer",
+        "others_p50_ms": [_ms(base, 50), _ms(during, 50)], "others_p95_ms": [_ms(base, 95), _ms(during, 95)],
+        "others_ratio_p50": _ratio(during, base, 50), "others_ratio_p95": _ratio(during, base, 95),
+        "others_clicks": [len(base), len(during)], "others_errors": other_errors,
+    }
+
+
+def two_students(url: str, other: Student, variant: str, window: float, pause: float = 0.5):
+    """Two students call `variant` (a new sentence each try, `pause` s between tries) for `window` s while
+    `other` clicks: (their answers, other's latencies, other's errors)."""
+    answers: list[Answer] = []
+    lock, stop = threading.Lock(), time.monotonic() + window
+
+    def student(i: int) -> None:
+        k = 0
+        while time.monotonic() < stop:
+            k += 1
+            a = call(url, "attention", attention_data(f"student {i} tries {variant} {k} {uuid.uuid4().hex[:6]}",
+                                                      variant))
+            with lock:
+                answers.append(a)
+            time.sleep(pause)
+
+    pool = [threading.Thread(target=student, args=(i,)) for i in range(2)]
+    for t in pool:
+        t.start()
+    seconds, errors = other.while_(lambda: any(t.is_alive() for t in pool))
+    for t in pool:
+        t.join()
+    return answers, seconds, errors
+
+
+def _note(a: Answer) -> str:
+    data = a.data or []
+    return str(data[3])[:120] if len(data) > 3 and data[3] else "no note"
+
+
+def _ms(xs: list[float], q: int) -> float | None:
+    if not xs:
+        return None
+    return round((statistics.quantiles(xs, n=20)[18] if q == 95 and len(xs) > 1 else statistics.median(xs)) * 1000, 1)
+
+
+def _ratio(during: list[float], base: list[float], q: int) -> float | None:
+    a, b = _ms(during, q), _ms(base, q)
+    return round(a / b, 2) if a and b else None
+
+
+def fuzz(url: str, n: int, seed: int) -> dict:
+    """Seeded calls of every event (named endpoints by /call, the page's own by /queue/join), hostile values."""
+    status, raw = get(url, "/config")
+    config = json.loads(raw)
+    targets = fuzz_values.targets(config)
+    rng, kinds, examples, t0 = random.Random(seed), Counter(), {}, time.perf_counter()
+    for _ in range(n):
+        target = rng.choice(targets)
+        data = fuzz_values.values(rng, target)
+        named = target["api_name"] and rng.random() < 0.5
+        a = call(url, target["api_name"], data, timeout=180) if named else join(url, target["id"], data, timeout=180)
+        kind = "answer" if a.ok else (f"HTTP {a.status}: " if a.status != 200 else "") + kind_of(a.error, data)
+        kinds[kind] += 1
+        if kind not in ("answer", "sentence"):
+            examples.setdefault(kind, []).append(f"{target['name']}: {str(a.error)[:160]!r}")
+    for _, body in fuzz_values.raw_bodies():
+        a = raw_post(url, "/gradio_api/call/attention", body)
+        kinds[f"raw body, HTTP {a.status}: " + kind_of(a.error)] += 1
+    bad = sum(v for k, v in kinds.items() if not k.endswith(("answer", "sentence")))
+    return {"calls": sum(kinds.values()), "seed": seed, "seconds": round(time.perf_counter() - t0, 1),
+            "by_kind": dict(kinds.most_common()), "non_sentence_errors": bad,
+            "examples": {k: v[:3] for k, v in examples.items()}}
+
+
+def bodies(url: str, pid: int, n: int, mb: int) -> dict:
+    """n requests with an mb-MB body (half with a Content-Length, half chunked); then n of ~1 MB, under the cap.
+
+    A 64-token view is drawn once first: its frame and sprites are memory the app keeps by design."""
+    call(url, "attention", attention_data("word " * 200_000))
+    time.sleep(1)
+    before, statuses = rss_mib(pid), Counter()
+    big = b'{"data": ["' + b"word " * (mb * 2**20 // 5) + b'"]}'
+    for i in range(n):
+        body = big if i % 2 == 0 else (big[j:j + 2**20] for j in range(0, len(big), 2**20))
+        statuses[raw_post(url, "/gradio_api/call/attention", body).status] += 1
+    time.sleep(1)
+    after_big = rss_mib(pid)
+    under = [call(url, "attention", attention_data(f"{i} " + "word " * 200_000)) for i in range(n)]
+    time.sleep(1)
+    return {"requests": n, "body_mb": mb, "statuses": dict(statuses), "rss_before_mib": round(before, 1),
+            "rss_after_mib": round(after_big, 1), "growth_mib": round(after_big - before, 1),
+            "under_cap_requests_1mb": n, "under_cap_answered": sum(a.ok for a in under),
+            "growth_after_under_cap_mib": round(rss_mib(pid) - after_big, 1)}
+
+
+def sessions(url: str, pid: int, n: int, threads: int = 4, max_seconds: float = 1200) -> dict:
+    """n calls, each from a new session (plain /call makes one per call), of a cached request."""
+    before, count, errors, lock = rss_mib(pid), [0], [0], threading.Lock()
+    stop = time.monotonic() + max_seconds
+    data = attention_data("The cat sat on the mat because it was tired")
+
+    def worker() -> None:
+        while time.monotonic() < stop:
+            with lock:
+                if count[0] >= n:
+                    return
+                count[0] += 1
+            if not call(url, "attention", data).ok:
+                with lock:
+                    errors[0] += 1
+
+    sampler = RssSampler(pid, every=2.0)
+    sampler.start()
+    t0 = time.perf_counter()
+    pool = [threading.Thread(target=worker) for _ in range(threads)]
+    for t in pool:
+        t.start()
+    for t in pool:
+        t.join()
+    rss = sampler.stop()
+    return {"sessions": count[0], "errors": errors[0], "seconds": round(time.perf_counter() - t0, 1),
+            "rss_before_mib": round(before, 1), "rss_after_mib": round(rss_mib(pid), 1),
+            "rss_max_mib": max(r for _, r in rss)}
+
+
+def traces(url: str, folder: Path, n: int) -> dict:
+    """n distinct Step-through traces asked for and downloaded; the disk the app's folder gains."""
+    status, raw = get(url, "/config")
+    config = json.loads(raw)
+    dep, data = fuzz_values.download_event(config)
+    before, downloaded, t0 = disk_mib(folder), 0, time.perf_counter()
+    sentence = data.index("The cat sat on the mat because it was tired") if "The cat sat on the mat because it was tired" in data else 0
+    for i in range(n):
+        data[sentence] = f"trace number {i} for a worksheet about attention heads and masks"
+        a = join(url, dep["id"], list(data))
+        files = [v for v in (a.data or []) if isinstance(v, dict) and v.get("url")]
+        if files and get(url, "/" + files[0]["url"].split("/", 3)[-1])[0] == 200:
+            downloaded += 1
+    return {"traces": n, "downloaded": downloaded, "seconds": round(time.perf_counter() - t0, 1),
+            "disk_before_mib": round(before, 1), "disk_after_mib": round(disk_mib(folder), 1),
+            "growth_mib": round(disk_mib(folder) - before, 1)}
+
+
+def classroom(url: str, students: int, clicks: int) -> dict:
+    """Students at once, each with inputs of its own; every answer checked against the input that asked for it."""
+    lat, kinds, mixups, lock = [], Counter(), [], threading.Lock()
+    barrier = threading.Barrier(students)
+
+    def student(i: int) -> None:
+        session = f"student-{i}-{uuid.uuid4().hex[:6]}"
+        barrier.wait()
+        for k in range(clicks):
+            words = f"student {i} writes sentence {k} about word{i}x{k}"
+            if k % 3 == 2:
+                a = call(url, "causality", [words, 2, f"swap{i}x{k}", True, "multi-head"], session=session)
+                ok = a.ok and a.data[-1]["tokens"] == words.split() and a.data[-1]["replacement"] == f"swap{i}x{k}"
+            else:
+                a = call(url, "attention", attention_data(words, seed=k), session=session)
+                ok = a.ok and a.data[-1]["tokens"] == words.split() and len(a.data[-1]["weights"]) == 2
+            with lock:
+                kinds["answer" if a.ok else kind_of(a.error)] += 1
+                if a.ok:
+                    lat.append(a.seconds)
+                    if not ok:
+                        mixups.append(f"student {i} click {k}")
+
+    pool = [threading.Thread(target=student, args=(i,)) for i in range(students)]
+    t0 = time.perf_counter()
+    for t in pool:
+        t.start()
+    for t in pool:
+        t.join()
+    return {"students": students, "clicks": students * clicks, "seconds": round(time.perf_counter() - t0, 1),
+            "by_kind": dict(kinds), "mixups": len(mixups), "first_mixups": mixups[:5], "latency": summary(lat)}
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("parts", nargs="*", help=f"what to run, of {', '.join(PARTS)} (default: all)")
+    parser.add_argument("--quick", action="store_true", help="the smoke version: small sizes, 1 s plugin limit")
+    parser.add_argument("--seed", type=int, default=14)
+    parser.add_argument("--json", help="also write the report here")
+    for key, value in FULL.items():
+        parser.add_argument("--" + key.replace("_", "-"), type=type(value), default=None)
+    args = parser.parse_args(argv)
+    size = {k: getattr(args, k) if getattr(args, k) is not None else v for k, v in (QUICK if args.quick else FULL).items()}
+    parts = args.parts or PARTS
+    if set(parts) - set(PARTS):
+        parser.error(f"unknown part(s) {', '.join(sorted(set(parts) - set(PARTS)))}; choose from {', '.join(PARTS)}")
+    report: dict = {"sizes": size, "loadavg_before": os.getloadavg()}
+    t0 = time.perf_counter()
+    proc, url, folder = start_app(size["plugin_seconds"])
+    report["started_after_s"] = round(time.perf_counter() - t0, 1)
+    sampler, crashes = RssSampler(proc.pid, every=2.0), []
+    sampler.start()
+    try:
+        _settle(url)
+        steps = {
+            "plugins": lambda: plugins(url, size["plugin_seconds"]),
+            "fuzz": lambda: fuzz(url, size["fuzz"], args.seed),
+            "bodies": lambda: bodies(url, proc.pid, size["bodies"], size["body_mb"]),
+            "sessions": lambda: sessions(url, proc.pid, size["sessions"]),
+            "traces": lambda: traces(url, folder, size["traces"]),
+            "class": lambda: classroom(url, size["students"], size["clicks"]),
+        }
+        for part in parts:
+            print(f"{part} ...", flush=True)
+            started = time.perf_counter()
+            report[part] = steps[part]()
+            report[part]["part_seconds"] = round(time.perf_counter() - started, 1)
+            if proc.poll() is not None or get(url, "/")[0] != 200:
+                crashes.append(part)
+                break
+    finally:
+        rss = sampler.stop()
+        report["server_alive"] = proc.poll() is None
+        report["crashes"] = crashes
+        report["max_rss_mib"] = max(r for _, r in rss)
+        report["workers_rss_mib"] = round(children_rss_mib(proc.pid), 1) if proc.poll() is None else None
+        report["disk_mib"] = round(disk_mib(folder), 1)
+        report["seconds"] = round(time.perf_counter() - t0, 1)
+        report["loadavg_after"] = os.getloadavg()
+        stop_app(proc, folder)
+    text = json.dumps(report, indent=1, ensure_ascii=False)
+    print(text)
+    if args.json:
+        Path(args.json).write_text(text)
+    return 1 if crashes or not report["server_alive"] else 0
+
+
+def _settle(url: str) -> None:
+    """Wait for the app's warm-up (plugin workers started, the default experiments trained), as a class would."""
+    for name in ("mask_experiment", "scale_experiment"):
+        call(url, name, [400 if name == "mask_experiment" else 50, 0], timeout=300)
+
+
+if __name__ == "__main__":
+    sys.exit(main())
