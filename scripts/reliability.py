@@ -29,7 +29,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 import fuzz_values  # noqa: E402
 import hostile_plugins  # noqa: E402
-from loadtest_tools import RssSampler, summary  # noqa: E402
+from loadtest_tools import RssSampler  # noqa: E402
+from reliability_probes import attention_data, bodies, classroom, sessions, traces  # noqa: E402
 from reliability_tools import (  # noqa: E402
     Answer,
     call,
@@ -39,7 +40,6 @@ from reliability_tools import (  # noqa: E402
     join,
     kind_of,
     raw_post,
-    rss_mib,
     start_app,
     stop_app,
 )
@@ -47,13 +47,6 @@ from reliability_tools import (  # noqa: E402
 PARTS = ["plugins", "fuzz", "bodies", "sessions", "traces", "class"]
 FULL = dict(plugin_seconds=5.0, fuzz=2000, bodies=20, body_mb=50, sessions=10_000, traces=1000, students=40, clicks=10)
 QUICK = dict(plugin_seconds=1.0, fuzz=150, bodies=4, body_mb=50, sessions=300, traces=60, students=8, clicks=4)
-ATTENTION = ["", "multi-head", True, True, 2, 16, 0, "{}"]  # the /attention defaults; the sentence goes first
-
-
-def attention_data(sentence: str, variant: str = "multi-head", seed: int = 0) -> list:
-    return [sentence, variant, True, True, 2, 16, seed, "{}"]
-
-
 class Student:
     """Another student clicking /attention with a fresh request each time (a new seed: computed, not cached)."""
 
@@ -77,11 +70,11 @@ class Student:
         return seconds, errors
 
 
-def plugins(url: str, limit: float) -> dict:
+def plugins(url: str, limit: float, names: list[str] | None = None) -> dict:
     """Per hostile plugin: two students keep calling it (a pause between tries) while another clicks /attention;
     the same two students calling a healthy variant just before are the baseline: the ratio is the plugin's cost."""
     other, report = Student(url), {}
-    for name in hostile_plugins.BEHAVIOURS:
+    for name in names or hostile_plugins.BEHAVIOURS:
         report[name] = one_plugin(url, other, name, window=max(2 * limit, 4.0))
         print(f"  {name:9s} others' p50 x{report[name]['others_ratio_p50']} | {report[name]['user_saw'][:100]}",
               flush=True)
@@ -91,7 +84,8 @@ def plugins(url: str, limit: float) -> dict:
 def one_plugin(url: str, other: Student, name: str, window: float) -> dict:
     _, base, _ = two_students(url, other, "multi-head", window)
     answers, during, other_errors = two_students(url, other, f"hostile-{name}", window)
-    first = answers[0]
+    first = answers[0][1]  # the first student's first try
+    answers = [a for _, a in answers]
     return {
         "does": hostile_plugins.BEHAVIOURS[name][1],
         "user_saw": first.error if first.error else "an answer (" + _note(first) + ")",
@@ -108,7 +102,7 @@ def one_plugin(url: str, other: Student, name: str, window: float) -> dict:
 def two_students(url: str, other: Student, variant: str, window: float, pause: float = 0.5):
     """Two students call `variant` (a new sentence each try, `pause` s between tries) for `window` s while
     `other` clicks: (their answers, other's latencies, other's errors)."""
-    answers: list[Answer] = []
+    answers: list[tuple[int, Answer]] = []
     lock, stop = threading.Lock(), time.monotonic() + window
 
     def student(i: int) -> None:
@@ -118,7 +112,7 @@ def two_students(url: str, other: Student, variant: str, window: float, pause: f
             a = call(url, "attention", attention_data(f"student {i} tries {variant} {k} {uuid.uuid4().hex[:6]}",
                                                       variant))
             with lock:
-                answers.append(a)
+                answers.append((i, a))
             time.sleep(pause)
 
     pool = [threading.Thread(target=student, args=(i,)) for i in range(2)]
@@ -127,7 +121,7 @@ def two_students(url: str, other: Student, variant: str, window: float, pause: f
     seconds, errors = other.while_(lambda: any(t.is_alive() for t in pool))
     for t in pool:
         t.join()
-    return answers, seconds, errors
+    return sorted(answers, key=lambda ia: ia[0]), seconds, errors  # stable: each student's tries in order
 
 
 def _note(a: Answer) -> str:
@@ -170,113 +164,12 @@ def fuzz(url: str, n: int, seed: int) -> dict:
             "examples": {k: v[:3] for k, v in examples.items()}}
 
 
-def bodies(url: str, pid: int, n: int, mb: int) -> dict:
-    """n requests with an mb-MB body (half with a Content-Length, half chunked); then n of ~1 MB, under the cap.
-
-    A 64-token view is drawn once first: its frame and sprites are memory the app keeps by design."""
-    call(url, "attention", attention_data("word " * 200_000))
-    time.sleep(1)
-    before, statuses = rss_mib(pid), Counter()
-    big = b'{"data": ["' + b"word " * (mb * 2**20 // 5) + b'"]}'
-    for i in range(n):
-        body = big if i % 2 == 0 else (big[j:j + 2**20] for j in range(0, len(big), 2**20))
-        statuses[raw_post(url, "/gradio_api/call/attention", body).status] += 1
-    time.sleep(1)
-    after_big = rss_mib(pid)
-    under = [call(url, "attention", attention_data(f"{i} " + "word " * 200_000)) for i in range(n)]
-    time.sleep(1)
-    return {"requests": n, "body_mb": mb, "statuses": dict(statuses), "rss_before_mib": round(before, 1),
-            "rss_after_mib": round(after_big, 1), "growth_mib": round(after_big - before, 1),
-            "under_cap_requests_1mb": n, "under_cap_answered": sum(a.ok for a in under),
-            "growth_after_under_cap_mib": round(rss_mib(pid) - after_big, 1)}
-
-
-def sessions(url: str, pid: int, n: int, threads: int = 4, max_seconds: float = 1200) -> dict:
-    """n calls, each from a new session (plain /call makes one per call), of a cached request."""
-    before, count, errors, lock = rss_mib(pid), [0], [0], threading.Lock()
-    stop = time.monotonic() + max_seconds
-    data = attention_data("The cat sat on the mat because it was tired")
-
-    def worker() -> None:
-        while time.monotonic() < stop:
-            with lock:
-                if count[0] >= n:
-                    return
-                count[0] += 1
-            if not call(url, "attention", data).ok:
-                with lock:
-                    errors[0] += 1
-
-    sampler = RssSampler(pid, every=2.0)
-    sampler.start()
-    t0 = time.perf_counter()
-    pool = [threading.Thread(target=worker) for _ in range(threads)]
-    for t in pool:
-        t.start()
-    for t in pool:
-        t.join()
-    rss = sampler.stop()
-    return {"sessions": count[0], "errors": errors[0], "seconds": round(time.perf_counter() - t0, 1),
-            "rss_before_mib": round(before, 1), "rss_after_mib": round(rss_mib(pid), 1),
-            "rss_max_mib": max(r for _, r in rss)}
-
-
-def traces(url: str, folder: Path, n: int) -> dict:
-    """n distinct Step-through traces asked for and downloaded; the disk the app's folder gains."""
-    status, raw = get(url, "/config")
-    config = json.loads(raw)
-    dep, data = fuzz_values.download_event(config)
-    before, downloaded, t0 = disk_mib(folder), 0, time.perf_counter()
-    sentence = data.index("The cat sat on the mat because it was tired") if "The cat sat on the mat because it was tired" in data else 0
-    for i in range(n):
-        data[sentence] = f"trace number {i} for a worksheet about attention heads and masks"
-        a = join(url, dep["id"], list(data))
-        files = [v for v in (a.data or []) if isinstance(v, dict) and v.get("url")]
-        if files and get(url, "/" + files[0]["url"].split("/", 3)[-1])[0] == 200:
-            downloaded += 1
-    return {"traces": n, "downloaded": downloaded, "seconds": round(time.perf_counter() - t0, 1),
-            "disk_before_mib": round(before, 1), "disk_after_mib": round(disk_mib(folder), 1),
-            "growth_mib": round(disk_mib(folder) - before, 1)}
-
-
-def classroom(url: str, students: int, clicks: int) -> dict:
-    """Students at once, each with inputs of its own; every answer checked against the input that asked for it."""
-    lat, kinds, mixups, lock = [], Counter(), [], threading.Lock()
-    barrier = threading.Barrier(students)
-
-    def student(i: int) -> None:
-        session = f"student-{i}-{uuid.uuid4().hex[:6]}"
-        barrier.wait()
-        for k in range(clicks):
-            words = f"student {i} writes sentence {k} about word{i}x{k}"
-            if k % 3 == 2:
-                a = call(url, "causality", [words, 2, f"swap{i}x{k}", True, "multi-head"], session=session)
-                ok = a.ok and a.data[-1]["tokens"] == words.split() and a.data[-1]["replacement"] == f"swap{i}x{k}"
-            else:
-                a = call(url, "attention", attention_data(words, seed=k), session=session)
-                ok = a.ok and a.data[-1]["tokens"] == words.split() and len(a.data[-1]["weights"]) == 2
-            with lock:
-                kinds["answer" if a.ok else kind_of(a.error)] += 1
-                if a.ok:
-                    lat.append(a.seconds)
-                    if not ok:
-                        mixups.append(f"student {i} click {k}")
-
-    pool = [threading.Thread(target=student, args=(i,)) for i in range(students)]
-    t0 = time.perf_counter()
-    for t in pool:
-        t.start()
-    for t in pool:
-        t.join()
-    return {"students": students, "clicks": students * clicks, "seconds": round(time.perf_counter() - t0, 1),
-            "by_kind": dict(kinds), "mixups": len(mixups), "first_mixups": mixups[:5], "latency": summary(lat)}
-
-
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("parts", nargs="*", help=f"what to run, of {', '.join(PARTS)} (default: all)")
     parser.add_argument("--quick", action="store_true", help="the smoke version: small sizes, 1 s plugin limit")
     parser.add_argument("--seed", type=int, default=14)
+    parser.add_argument("--plugins", help=f"comma-separated, of {', '.join(hostile_plugins.BEHAVIOURS)} (default: all)")
     parser.add_argument("--json", help="also write the report here")
     for key, value in FULL.items():
         parser.add_argument("--" + key.replace("_", "-"), type=type(value), default=None)
@@ -292,9 +185,10 @@ def main(argv: list[str] | None = None) -> int:
     sampler, crashes = RssSampler(proc.pid, every=2.0), []
     sampler.start()
     try:
-        _settle(url)
+        if not args.quick:
+            _settle(url)
         steps = {
-            "plugins": lambda: plugins(url, size["plugin_seconds"]),
+            "plugins": lambda: plugins(url, size["plugin_seconds"], args.plugins.split(",") if args.plugins else None),
             "fuzz": lambda: fuzz(url, size["fuzz"], args.seed),
             "bodies": lambda: bodies(url, proc.pid, size["bodies"], size["body_mb"]),
             "sessions": lambda: sessions(url, proc.pid, size["sessions"]),
