@@ -71,19 +71,23 @@ class Student:
 
 
 def plugins(url: str, limit: float, names: list[str] | None = None) -> dict:
-    """Per hostile plugin: two students keep calling it (a pause between tries) while another clicks /attention;
-    the same two students calling a healthy variant just before are the baseline: the ratio is the plugin's cost."""
+    """Per hostile plugin: two students keep calling it (a pause between tries) while another clicks /attention.
+    Baselines, just before, in the same run: the other student alone, and beside the same two students calling a
+    healthy variant (the ratio to that one is what the plugin costs, over what two busy students cost anyway)."""
     other, report = Student(url), {}
     for name in names or hostile_plugins.BEHAVIOURS:
         report[name] = one_plugin(url, other, name, window=max(2 * limit, 4.0))
-        print(f"  {name:9s} others' p50 x{report[name]['others_ratio_p50']} | {report[name]['user_saw'][:100]}",
-              flush=True)
+        row = report[name]
+        print(f"  {name:9s} others' p50 x{row['others_ratio_p50']} (x{row['others_ratio_p50_vs_alone']} of alone) | "
+              f"{row['user_saw'][:90]}", flush=True)
     return report
 
 
 def one_plugin(url: str, other: Student, name: str, window: float) -> dict:
-    _, base, _ = two_students(url, other, "multi-head", window)
-    answers, during, other_errors = two_students(url, other, f"hostile-{name}", window)
+    end = time.monotonic() + window
+    alone, _ = other.while_(lambda: time.monotonic() < end)  # the other student by itself
+    _, base, _ = two_students(url, other, "multi-head", window)  # ... with two students on a healthy variant
+    answers, during, other_errors = two_students(url, other, f"hostile-{name}", window)  # ... on this plugin
     first = answers[0][1]  # the first student's first try
     answers = [a for _, a in answers]
     return {
@@ -93,9 +97,12 @@ def one_plugin(url: str, other: Student, name: str, window: float) -> dict:
         "user_waited_s": round(first.seconds, 2),
         "calls": len(answers), "kinds": dict(Counter(kind_of(a.error) if a.error else "answer" for a in answers)),
         "last_saw": answers[-1].error or "an answer",
-        "others_p50_ms": [_ms(base, 50), _ms(during, 50)], "others_p95_ms": [_ms(base, 95), _ms(during, 95)],
+        # the other student's latency [alone, beside a healthy variant's two students, beside this plugin's]
+        "others_p50_ms": [_ms(alone, 50), _ms(base, 50), _ms(during, 50)],
+        "others_p95_ms": [_ms(alone, 95), _ms(base, 95), _ms(during, 95)],
         "others_ratio_p50": _ratio(during, base, 50), "others_ratio_p95": _ratio(during, base, 95),
-        "others_clicks": [len(base), len(during)], "others_errors": other_errors,
+        "others_ratio_p50_vs_alone": _ratio(during, alone, 50), "others_ratio_p95_vs_alone": _ratio(during, alone, 95),
+        "others_clicks": [len(alone), len(base), len(during)], "others_errors": other_errors,
     }
 
 

@@ -18,7 +18,7 @@ from typing import Any
 
 from ..config import ConfigError, excerpt
 from ..lab import causality, model_stats
-from ..lab.session import Lab, Request, Run, trace_problem
+from ..lab.session import CACHE_SIZE, Lab, Request, Run, trace_problem
 from ..registry import Registry, load_registry
 from ..sandbox import SandboxError, Worker
 from ..variant import Variant, one_line
@@ -186,8 +186,8 @@ def guard_for(registry: Registry) -> Guard:
 class AppLab(Lab):
     """The lab as the app serves it: a third-party variant's requests are computed in its plugin's worker."""
 
-    def __init__(self, registry: Registry, cache_size: int | None = None) -> None:
-        super().__init__(registry, *([cache_size] if cache_size else []))
+    def __init__(self, registry: Registry, cache_size: int = CACHE_SIZE) -> None:
+        super().__init__(registry, cache_size)
         self.guard = guard_for(registry)
 
     def _run(self, req: Request) -> Run:
