@@ -45,8 +45,8 @@ from reliability_tools import (  # noqa: E402
 )
 
 PARTS = ["plugins", "fuzz", "bodies", "sessions", "traces", "class"]
-FULL = dict(plugin_seconds=5.0, fuzz=2000, bodies=20, body_mb=50, sessions=10_000, traces=1000, students=40, clicks=10)
-QUICK = dict(plugin_seconds=1.0, fuzz=150, bodies=4, body_mb=50, sessions=300, traces=60, students=8, clicks=4)
+FULL = dict(plugin_seconds=5.0, window=10.0, fuzz=2000, bodies=20, body_mb=50, sessions=10_000, traces=1000, students=40, clicks=10)
+QUICK = dict(plugin_seconds=1.0, window=2.5, fuzz=150, bodies=4, body_mb=50, sessions=300, traces=60, students=8, clicks=4)
 class Student:
     """Another student clicking /attention with a fresh request each time (a new seed: computed, not cached)."""
 
@@ -70,13 +70,13 @@ class Student:
         return seconds, errors
 
 
-def plugins(url: str, limit: float, names: list[str] | None = None) -> dict:
+def plugins(url: str, window: float, names: list[str] | None = None) -> dict:
     """Per hostile plugin: two students keep calling it (a pause between tries) while another clicks /attention.
     Baselines, just before, in the same run: the other student alone, and beside the same two students calling a
     healthy variant (the ratio to that one is what the plugin costs, over what two busy students cost anyway)."""
     other, report = Student(url), {}
     for name in names or hostile_plugins.BEHAVIOURS:
-        report[name] = one_plugin(url, other, name, window=max(2 * limit, 4.0))
+        report[name] = one_plugin(url, other, name, window)
         row = report[name]
         print(f"  {name:9s} others' p50 x{row['others_ratio_p50']} (x{row['others_ratio_p50_vs_alone']} of alone) | "
               f"{row['user_saw'][:90]}", flush=True)
@@ -195,7 +195,7 @@ def main(argv: list[str] | None = None) -> int:
         if not args.quick:
             _settle(url)
         steps = {
-            "plugins": lambda: plugins(url, size["plugin_seconds"], args.plugins.split(",") if args.plugins else None),
+            "plugins": lambda: plugins(url, size["window"], args.plugins.split(",") if args.plugins else None),
             "fuzz": lambda: fuzz(url, size["fuzz"], args.seed),
             "bodies": lambda: bodies(url, proc.pid, size["bodies"], size["body_mb"]),
             "sessions": lambda: sessions(url, proc.pid, size["sessions"]),

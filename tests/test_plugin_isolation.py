@@ -127,6 +127,20 @@ def test_a_plugin_that_keeps_failing_is_switched_off_and_the_plugins_tab_says_so
     assert plugins.switched_off_text(load_registry(entry_points=False)).startswith("None")
 
 
+def test_the_plugins_tab_check_of_a_hanging_plugin_ends_at_its_time_limit():
+    from core.ui.plugins_tab import run_check
+
+    lab = _hang_only()
+    lab.guard.timeouts["check"] = 1.0
+    start = time.monotonic()
+    try:
+        with pytest.raises(PluginFault, match="^plugin 'hostile-hang' did not answer within 1 s"):
+            run_check(lab.registry, "hostile-hang")
+    finally:
+        lab.guard.close()
+    assert time.monotonic() - start < 20
+
+
 def test_a_request_waiting_on_a_hanging_plugin_holds_no_cpu_slot():
     lab = _hang_only(limit=3.0)
     waiting = threading.Event()

@@ -25,7 +25,7 @@ from ..variant import Variant, one_line
 from .slots import CPU
 
 VIEW_TIMEOUT_S = 5.0  # one view of one sentence: milliseconds for any sane plugin
-SECONDS_ENV = "ATTENTION_LAB_PLUGIN_SECONDS"  # the view's time limit, for an operator (or a test) to change
+SECONDS_ENV = "ATTENTION_LAB_PLUGIN_SECONDS"  # the view's time limit (the others in proportion), to change
 MODEL_TIMEOUT_S = 15.0  # the Model tab builds every layer of a GPT-2-sized model (on the meta device)
 CHECK_TIMEOUT_S = 120.0  # the conformance kit runs many configurations
 MEMORY_MB = 1024  # what a plugin's worker may add to the preloaded torch
@@ -55,8 +55,9 @@ class Guard:
 
     def __init__(self, registry: Registry, memory_mb: int = MEMORY_MB) -> None:
         self.registry, self.memory_mb = registry, memory_mb
-        view = float(os.environ.get(SECONDS_ENV) or VIEW_TIMEOUT_S)
-        self.timeouts = {"view": view, "model": max(view, MODEL_TIMEOUT_S), "check": max(view, CHECK_TIMEOUT_S)}
+        scale = float(os.environ.get(SECONDS_ENV) or VIEW_TIMEOUT_S) / VIEW_TIMEOUT_S  # the env sets the view's
+        self.timeouts = {"view": scale * VIEW_TIMEOUT_S, "model": scale * MODEL_TIMEOUT_S,
+                         "check": scale * CHECK_TIMEOUT_S}
         self._plugins: dict[str, _Plugin] = {}
         self._lock = threading.Lock()
         self._sendable: dict[str, Any] = {}  # variant name -> what the worker is sent to find it
