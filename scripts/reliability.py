@@ -152,7 +152,7 @@ def fuzz(url: str, n: int, seed: int) -> dict:
     status, raw = get(url, "/config")
     config = json.loads(raw)
     targets = fuzz_values.targets(config)
-    rng, kinds, examples, t0 = random.Random(seed), Counter(), {}, time.perf_counter()
+    rng, kinds, examples, sentences, t0 = random.Random(seed), Counter(), {}, set(), time.perf_counter()
     for _ in range(n):
         target = rng.choice(targets)
         data = fuzz_values.values(rng, target)
@@ -162,13 +162,16 @@ def fuzz(url: str, n: int, seed: int) -> dict:
         kinds[kind] += 1
         if kind not in ("answer", "sentence"):
             examples.setdefault(kind, []).append(f"{target['name']}: {str(a.error)[:160]!r}")
+        elif kind == "sentence":
+            sentences.add(a.error)
     for _, body in fuzz_values.raw_bodies():
         a = raw_post(url, "/gradio_api/call/attention", body)
         kinds[f"raw body, HTTP {a.status}: " + kind_of(a.error)] += 1
     bad = sum(v for k, v in kinds.items() if not k.endswith(("answer", "sentence")))
     return {"calls": sum(kinds.values()), "seed": seed, "seconds": round(time.perf_counter() - t0, 1),
             "by_kind": dict(kinds.most_common()), "non_sentence_errors": bad,
-            "examples": {k: v[:3] for k, v in examples.items()}}
+            "examples": {k: v[:3] for k, v in examples.items()}, "distinct_sentences": len(sentences),
+            "some_sentences": random.Random(seed).sample(sorted(sentences), min(12, len(sentences)))}
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -97,7 +97,7 @@ def field_names(block_fn: Any) -> list[str]:
     params = list(getattr(block_fn, "input_parameter_names", None) or [])
     names = []
     for i, block in enumerate(block_fn.inputs):
-        param = params[i] if i < len(params) else None
+        param = params[i] if i < len(params) and not isinstance(block, gr.Dataset) else None  # Gradio's own fn
         names.append(param or _label(block) or f"input {i}")
     return names
 
