@@ -6,6 +6,7 @@ import sys
 import threading
 import time
 from pathlib import Path
+from types import SimpleNamespace
 
 import pytest
 import torch
@@ -17,7 +18,7 @@ from core.lab.session import Lab, make_request
 from core.registry import load_registry
 from core.serve import plugins, views
 from core.serve.plugins import AppLab, PluginFault
-from core.serve.slots import CPU
+from core.serve.slots import CPU, queue_lender
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "scripts"))
 import hostile_plugins  # noqa: E402  (scripts/: shared with the reliability suite)
@@ -141,27 +142,19 @@ def test_the_plugins_tab_check_of_a_hanging_plugin_ends_at_its_time_limit():
     assert time.monotonic() - start < 20
 
 
-def test_a_request_waiting_on_a_hanging_plugin_holds_no_cpu_slot():
+def test_a_request_waiting_on_a_hanging_plugin_lends_its_queue_slot_until_the_wait_ends(monkeypatch):
+    group = SimpleNamespace(concurrency_limit=2)  # the CPU group of Gradio's queue, as the app's lender sees it
+    monkeypatch.setattr(CPU, "_lender", queue_lender(lambda: group))
     lab = _hang_only(limit=3.0)
-    waiting = threading.Event()
-
-    def ask():
-        with CPU.held():
-            waiting.set()
-            with pytest.raises(PluginFault):
-                lab.run(make_request("hold a slot?", "hostile-hang"))
-
-    asker = threading.Thread(target=ask)
+    asker = threading.Thread(target=lambda: pytest.raises(PluginFault, lab.run, make_request("lend?", "hostile-hang")))
     asker.start()
     try:
-        waiting.wait(10)
-        time.sleep(1.0)  # now inside the worker, sleeping
-        taken = [CPU._free.acquire(timeout=1.0) for _ in range(CPU.n)]
-        for ok in taken:
-            if ok:
-                CPU._free.release()
-        assert all(taken)  # every core is free for other students while the plugin hangs
+        deadline = time.monotonic() + 20
+        while group.concurrency_limit == 2:  # waiting on the worker: one more request may run meanwhile
+            assert time.monotonic() < deadline
+            time.sleep(0.01)
+        assert group.concurrency_limit == 3 and CPU.lent == 1
     finally:
         asker.join(30)
         lab.guard.close()
-    assert not asker.is_alive()
+    assert not asker.is_alive() and group.concurrency_limit == 2 and CPU.lent == 0  # taken back

@@ -37,7 +37,9 @@ def test_the_smoke_version_holds_every_bound(tmp_path, capsys):
         else:
             assert row["kind"] == "sentence" and row["user_saw"].startswith(f"plugin 'hostile-{name}' ")
         assert row["others_errors"] == 0
-    assert report["plugins"]["hang"]["user_waited_s"] < 15
+    hang = report["plugins"]["hang"]
+    assert hang["user_waited_s"] < 15
+    assert hang["others_ratio_p50_vs_alone"] < 3  # its slots are lent while it hangs (without: ~40x)
     assert report["fuzz"]["non_sentence_errors"] == 0 and report["fuzz"]["calls"] >= 80
     assert report["bodies"]["statuses"] == {"413": 2} and report["bodies"]["growth_mib"] <= 50
     assert report["sessions"]["errors"] == 0 and report["sessions"]["sessions"] == 60

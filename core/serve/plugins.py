@@ -2,8 +2,8 @@
 
 Built-in variants run here, in the server. A variant from any other plugin is built, traced and
 probed in that plugin's worker (core.sandbox.Worker: a time limit, a memory cap, restarted after a
-crash), and what comes back is checked before a view uses it. While a request waits on the worker it
-holds no CPU slot (core.serve.slots), so a plugin that hangs or spins slows nobody else. A plugin that
+crash), and what comes back is checked before a view uses it. While a request waits on the worker its
+queue slot is lent to the next request (core.serve.slots), so a plugin that hangs or spins slows nobody. A plugin that
 fails badly (no answer, a crash, out of memory) several times in a row is switched off for the run.
 """
 
@@ -76,7 +76,7 @@ class Guard:
         timeout = self.timeouts[kind]
         v = self.registry.get(variant)
         plugin = self._plugin(v.plugin)
-        with CPU.released():  # waiting on another process: the cores go to requests that compute
+        with CPU.released():  # waiting on another process: its queue slot goes to the next request meanwhile
             with self._lock:
                 if plugin.off:
                     raise PluginFault(plugin.off)

@@ -1,59 +1,70 @@
-"""How many requests compute in the server's own process at once: one per core, shared by every tab.
+"""While a request waits on another process, the CPU slot it holds in the server's queue is lent out.
 
-Gradio's queue lets more events run than there are cores, because some of them only wait: for a
-plugin's worker process, or for a training run. An event holds a CPU slot while it computes here and
-gives it back while it waits on another process, so a plugin that hangs holds no core the class needs.
+The class's compute events share one queue group with one slot per core (core/ui/common.py). A request
+for a plugin's variant waits on that plugin's worker process, maybe until its time limit: for that
+long its slot goes to the next request in line, and comes back when the wait ends. A plugin that hangs
+then slows nobody else, and ordinary traffic is queued exactly as before.
 """
 
 from __future__ import annotations
 
 import threading
-from collections.abc import Iterator
-from contextlib import contextmanager
+from collections.abc import Callable, Iterator
+from contextlib import AbstractContextManager, contextmanager
+from typing import Any
 
-CPU_WORKERS = 2  # the target machine's cores: two computations at once, the rest wait their turn
+Lender = Callable[[], AbstractContextManager]
 
 
 class Slots:
-    """A counting semaphore a thread holds at most once, and can lend out while it waits elsewhere."""
+    """Lends the caller's slot while a wait lasts, through the lender the server sets."""
 
-    def __init__(self, n: int) -> None:
-        self.n = n
-        self._free = threading.Semaphore(n)
-        self._mine = threading.local()
+    def __init__(self) -> None:
+        self._lender: Lender | None = None
+        self._lock = threading.Lock()
+        self.lent = 0  # slots out on loan right now
 
-    @property
-    def holding(self) -> bool:
-        """Does the calling thread hold a slot now?"""
-        return getattr(self._mine, "held", False)
-
-    @contextmanager
-    def held(self) -> Iterator[None]:
-        """Compute with a slot; nested use in the same thread takes no second one."""
-        if self.holding:
-            yield
-            return
-        self._free.acquire()
-        self._mine.held = True
-        try:
-            yield
-        finally:
-            self._mine.held = False
-            self._free.release()
+    def set_lender(self, lender: Lender | None) -> None:
+        """lender(): a context manager that lends one slot for as long as it is entered (None: nobody lends)."""
+        self._lender = lender
 
     @contextmanager
     def released(self) -> Iterator[None]:
-        """Wait without a slot (another process works meanwhile), then take one again to go on."""
-        if not self.holding:
+        """Wait without a slot (another process works meanwhile); it is taken back when the wait ends."""
+        if self._lender is None:
             yield
             return
-        self._mine.held = False
-        self._free.release()
+        with self._lender():
+            with self._lock:
+                self.lent += 1
+            try:
+                yield
+            finally:
+                with self._lock:
+                    self.lent -= 1
+
+
+def queue_lender(group_now: Callable[[], Any]) -> Lender:
+    """A lender for a queue group with a `concurrency_limit` (Gradio's): one more event may run meanwhile.
+
+    group_now() finds the group of the event running in the calling thread (None outside an event)."""
+    lock = threading.Lock()
+
+    @contextmanager
+    def lend() -> Iterator[None]:
+        group = group_now()
+        if group is None or group.concurrency_limit is None:
+            yield
+            return
+        with lock:
+            group.concurrency_limit += 1
         try:
             yield
         finally:
-            self._free.acquire()
-            self._mine.held = True
+            with lock:
+                group.concurrency_limit -= 1
+
+    return lend
 
 
-CPU = Slots(CPU_WORKERS)
+CPU = Slots()

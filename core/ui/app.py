@@ -20,6 +20,7 @@ os.environ.setdefault("GRADIO_ANALYTICS_CACHE_FREQUENCY", "100")
 import gradio as gr  # noqa: E402
 from fastapi.exceptions import RequestValidationError  # noqa: E402
 from fastapi.responses import JSONResponse  # noqa: E402
+from gradio.context import LocalContext  # noqa: E402
 from starlette.middleware import Middleware  # noqa: E402
 
 from core.config import ConfigError  # noqa: E402
@@ -27,8 +28,9 @@ from core.lab.session import Lab  # noqa: E402
 from core.registry import Registry, load_registry  # noqa: E402
 from core.serve.limits import MAX_BODY_BYTES, BodyLimit, invalid_request_sentence  # noqa: E402
 from core.serve.plugins import AppLab  # noqa: E402
+from core.serve.slots import CPU, queue_lender  # noqa: E402
 
-from .common import APOLOGY, one_sentence  # noqa: E402
+from .common import APOLOGY, CPU_GROUP, one_sentence  # noqa: E402
 from .inputs import check_inputs, unreadable  # noqa: E402
 
 log = logging.getLogger("attention_lab.ui")
@@ -95,6 +97,15 @@ class LabBlocks(gr.Blocks):
         except Exception:  # a bug: logged here, one apology there, and the app keeps serving
             log.exception("unexpected error in an event")
             raise gr.Error(APOLOGY, print_exception=False) from None
+
+
+def cpu_group_now():
+    """The CPU group of the app whose event runs in this thread (Gradio's queue), or None outside an event."""
+    queue = getattr(LocalContext.blocks.get(None), "_queue", None)
+    return getattr(queue, "event_queue_per_concurrency_id", {}).get(CPU_GROUP)
+
+
+CPU.set_lender(queue_lender(cpu_group_now))  # a request waiting on a plugin's worker lends its slot
 
 
 def build_demo(registry: Registry | None = None) -> gr.Blocks:

@@ -11,19 +11,17 @@ import gradio as gr
 from gradio.components.plot import PlotData
 
 from core.config import ConfigError
-from core.serve.slots import CPU
 
 log = logging.getLogger("attention_lab.ui")
 
 # Concurrency policy (Gradio 6 runs one call per event at a time by default). The lab's events are
 # short and CPU-bound (torch + matplotlib), and this app targets a 2-core machine: every tab's
-# compute event shares ONE group, and inside it CPU_WORKERS (one per core) compute at once
-# (core.serve.slots), so 30 students queue fairly instead of oversubscribing the CPU. The group lets a
-# few more events in than that, because some only wait: on a plugin's worker process, which may hang
-# until its time limit. Such a wait holds no CPU slot, so it slows nobody else. Repeated requests are
-# LRU cache hits and leave the queue in milliseconds.
+# compute event shares ONE group of 2 workers, one per core, so 30 students queue fairly instead of
+# oversubscribing the CPU. Repeated requests are LRU cache hits and leave the queue in milliseconds.
+# A request for a plugin's variant that waits on the plugin's worker process lends its slot to the
+# next request meanwhile (core.serve.slots, wired in app.py): a plugin that hangs slows nobody else.
 CPU_GROUP = "lab-cpu"
-CPU_LIMIT = 8  # events of the group in flight: CPU_WORKERS computing, the rest waiting on a plugin's worker
+CPU_LIMIT = 2
 # Training experiments take 10-20 s of CPU each, in a worker process. They have their own group, so
 # they never hold the CPU group's slots while a class waits for heatmaps. Inside it, one run trains at
 # a time and each session may have one training waiting or running (core.serve.runs); a finished run
@@ -49,13 +47,12 @@ def one_sentence(message: str) -> str:
 
 
 def user_errors(fn):
-    """Compute with a CPU slot; a person's mistake becomes gr.Error with one escaped sentence, a bug a short apology."""
+    """Turn a person's mistake into gr.Error with one escaped sentence (at most ~200 characters); a bug into an apology."""
 
     @functools.wraps(fn)
     def wrapper(*args, **kwargs):
         try:
-            with CPU.held():
-                return fn(*args, **kwargs)
+            return fn(*args, **kwargs)
         except gr.Error:
             raise
         except ConfigError as exc:
