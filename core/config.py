@@ -263,7 +263,7 @@ def whole_in(name: str, value: Any, low: int, high: int) -> int:
     """whole(), and from low to high; ConfigError naming the field and the range otherwise."""
     if isinstance(value, int) and not isinstance(value, bool) and not low <= value <= high:
         raise ConfigError(f"{named(name, value)} is out of range; choose {low} to {high}")
-    if isinstance(value, float) and value == value and abs(value) > 2.0**62:  # beyond what whole() should convert
+    if isinstance(value, float) and value == value and abs(value) > 2.0**62:  # inf, or far past any range here
         raise ConfigError(f"{name}={value:g} is out of range; choose {low} to {high}")
     number = whole(name, value)
     if not low <= number <= high:

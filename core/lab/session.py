@@ -11,7 +11,7 @@ import torch
 from torch import Tensor
 
 from ..attention import AttentionModule, AttentionTrace
-from ..config import AttentionConfig, ConfigError, excerpt, parse_options, whole_in
+from ..config import AttentionConfig, ConfigError, named, parse_options, whole_in
 from ..registry import Registry
 from ..seeding import seeded_init
 from .text import KEPT_CHARS, Tokens, embed, text_field, tokenize
@@ -80,7 +80,7 @@ def sentence_text(sentence: Any, name: str = "sentence") -> str:
 def switch(name: str, value: Any) -> bool:
     """A checkbox's value: true or false (1, "no" or a list are refused, not guessed)."""
     if not isinstance(value, bool):
-        raise ConfigError(f"{name}={excerpt(value)} must be true or false")
+        raise ConfigError(f"{named(name, value)} must be true or false")
     return value
 
 

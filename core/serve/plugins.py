@@ -2,9 +2,9 @@
 
 Built-in variants run here, in the server. A variant from any other plugin is built, traced and
 probed in that plugin's worker (core.sandbox.Worker: a time limit, a memory cap, restarted after a
-crash), and what comes back is checked before a view uses it. While a request waits on the worker its
-queue slot is lent to the next request (core.serve.slots), so a plugin that hangs or spins slows nobody. A plugin that
-fails badly (no answer, a crash, out of memory) several times in a row is switched off for the run.
+crash), and what comes back is checked before a view uses it. While a request waits on the worker, its
+queue slot is lent to the next request (core.serve.slots): a plugin that hangs or spins slows nobody.
+A plugin that fails badly (no answer, a crash, out of memory) three times in a row is switched off.
 """
 
 from __future__ import annotations
