@@ -40,6 +40,7 @@ from reliability_tools import (  # noqa: E402
     join,
     kind_of,
     raw_post,
+    server_log,
     start_app,
     stop_app,
 )
@@ -47,6 +48,8 @@ from reliability_tools import (  # noqa: E402
 PARTS = ["plugins", "fuzz", "bodies", "sessions", "traces", "class"]
 FULL = dict(plugin_seconds=5.0, window=10.0, fuzz=2000, bodies=20, body_mb=50, sessions=10_000, traces=1000, students=40, clicks=10)
 QUICK = dict(plugin_seconds=1.0, window=2.5, fuzz=150, bodies=4, body_mb=50, sessions=300, traces=60, students=8, clicks=4)
+
+
 class Student:
     """Another student clicking /attention with a fresh request each time (a new seed: computed, not cached)."""
 
@@ -220,6 +223,9 @@ def main(argv: list[str] | None = None) -> int:
         report["max_rss_mib"] = max(r for _, r in rss)
         report["workers_rss_mib"] = round(children_rss_mib(proc.pid), 1) if proc.poll() is None else None
         report["disk_mib"] = round(disk_mib(folder), 1)
+        logged = server_log(folder).read_text(errors="replace")
+        report["server_log"] = {"tracebacks": logged.count("Traceback (most recent call last)"),
+                                "last_lines": logged.strip().splitlines()[-5:]}
         report["seconds"] = round(time.perf_counter() - t0, 1)
         report["loadavg_after"] = os.getloadavg()
         stop_app(proc, folder)

@@ -33,12 +33,13 @@ def start_app(plugin_seconds: float) -> tuple[subprocess.Popen, str, Path]:
     env = dict(os.environ, GRADIO_SERVER_NAME="127.0.0.1", GRADIO_SERVER_PORT=str(port), GRADIO_TEMP_DIR=str(folder),
                ATTENTION_LAB_PLUGIN_SECONDS=str(plugin_seconds), ATTENTION_LAB_WARM="0",
                GRADIO_ANALYTICS_ENABLED="False", HF_HUB_OFFLINE="1")
+    log = open(server_log(folder), "w")  # noqa: SIM115 - a file, not a pipe: a full pipe would block the app
     proc = subprocess.Popen([sys.executable, str(Path(__file__).with_name("reliability_app.py"))], cwd=ROOT,
-                            env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+                            env=env, stdout=log, stderr=subprocess.STDOUT, text=True)
     url, t0 = f"http://127.0.0.1:{port}/", time.perf_counter()
     while time.perf_counter() - t0 < 180:
         if proc.poll() is not None:
-            raise SystemExit(f"the app exited during start-up:\n{proc.stderr.read()[-2000:]}")
+            raise SystemExit(f"the app exited during start-up:\n{server_log(folder).read_text()[-2000:]}")
         try:
             with urllib.request.urlopen(url, timeout=2) as r:
                 if r.status == 200:
@@ -49,6 +50,11 @@ def start_app(plugin_seconds: float) -> tuple[subprocess.Popen, str, Path]:
     raise SystemExit("no HTTP 200 within 180 s")
 
 
+def server_log(folder: Path) -> Path:
+    """The app's stdout and stderr, beside its Gradio folder (not in it: the disk probe measures that)."""
+    return folder.with_suffix(".log")
+
+
 def stop_app(proc: subprocess.Popen, folder: Path) -> None:
     proc.terminate()
     try:
@@ -56,6 +62,7 @@ def stop_app(proc: subprocess.Popen, folder: Path) -> None:
     except subprocess.TimeoutExpired:
         proc.kill()
     shutil.rmtree(folder, ignore_errors=True)
+    server_log(folder).unlink(missing_ok=True)
 
 
 def rss_mib(pid: int) -> float:

@@ -143,18 +143,18 @@ def test_the_plugins_tab_check_of_a_hanging_plugin_ends_at_its_time_limit():
 
 
 def test_a_request_waiting_on_a_hanging_plugin_lends_its_queue_slot_until_the_wait_ends(monkeypatch):
-    group = SimpleNamespace(concurrency_limit=2)  # the CPU group of Gradio's queue, as the app's lender sees it
-    monkeypatch.setattr(CPU, "_lender", queue_lender(lambda: group))
+    group = SimpleNamespace(current_concurrency=2)  # the CPU group of Gradio's queue, both slots taken
+    monkeypatch.setattr(CPU, "_lender", queue_lender(lambda: group, lambda fn: fn()))
     lab = _hang_only(limit=3.0)
     asker = threading.Thread(target=lambda: pytest.raises(PluginFault, lab.run, make_request("lend?", "hostile-hang")))
     asker.start()
     try:
         deadline = time.monotonic() + 20
-        while group.concurrency_limit == 2:  # waiting on the worker: one more request may run meanwhile
+        while group.current_concurrency == 2:  # waiting on the worker: the next request in line may start
             assert time.monotonic() < deadline
             time.sleep(0.01)
-        assert group.concurrency_limit == 3 and CPU.lent == 1
+        assert group.current_concurrency == 1 and CPU.lent == 1
     finally:
         asker.join(30)
         lab.guard.close()
-    assert not asker.is_alive() and group.concurrency_limit == 2 and CPU.lent == 0  # taken back
+    assert not asker.is_alive() and group.current_concurrency == 2 and CPU.lent == 0  # taken back

@@ -44,27 +44,30 @@ class Slots:
                     self.lent -= 1
 
 
-def queue_lender(group_now: Callable[[], Any]) -> Lender:
-    """A lender for a queue group with a `concurrency_limit` (Gradio's): one more event may run meanwhile.
+def queue_lender(group_now: Callable[[], Any], in_loop: Callable[[Callable[[], None]], Any]) -> Lender:
+    """A lender for a queue group that counts its running events (Gradio's `current_concurrency`): while the
+    wait lasts the group counts one fewer, so it starts the next event in line; then it counts it again.
 
-    group_now() finds the group of the event running in the calling thread (None outside an event)."""
-    lock = threading.Lock()
+    group_now() finds the group of the event running in the calling thread (None outside an event);
+    in_loop(fn) runs fn where the queue itself changes that count (its event loop), so no update is lost."""
 
     @contextmanager
     def lend() -> Iterator[None]:
         group = group_now()
-        if group is None or group.concurrency_limit is None:
+        if group is None:
             yield
             return
-        with lock:
-            group.concurrency_limit += 1
+        in_loop(lambda: _count(group, -1))
         try:
             yield
         finally:
-            with lock:
-                group.concurrency_limit -= 1
+            in_loop(lambda: _count(group, 1))
 
     return lend
+
+
+def _count(group: Any, change: int) -> None:
+    group.current_concurrency += change
 
 
 CPU = Slots()

@@ -17,6 +17,7 @@ os.environ.setdefault("GRADIO_ANALYTICS_ENABLED", "False")  # no network at run 
 os.environ.setdefault("GRADIO_ANALYTICS_MAX_EVENTS", "1000")
 os.environ.setdefault("GRADIO_ANALYTICS_CACHE_FREQUENCY", "100")
 
+import anyio.from_thread  # noqa: E402
 import gradio as gr  # noqa: E402
 from fastapi.exceptions import RequestValidationError  # noqa: E402
 from fastapi.responses import JSONResponse  # noqa: E402
@@ -105,7 +106,8 @@ def cpu_group_now():
     return getattr(queue, "event_queue_per_concurrency_id", {}).get(CPU_GROUP)
 
 
-CPU.set_lender(queue_lender(cpu_group_now))  # a request waiting on a plugin's worker lends its slot
+# a request waiting on a plugin's worker lends its slot; the count changes in the queue's own event loop
+CPU.set_lender(queue_lender(cpu_group_now, anyio.from_thread.run_sync))
 
 
 def build_demo(registry: Registry | None = None) -> gr.Blocks:
