@@ -225,13 +225,47 @@ def option_problem(options: Iterable[Any]) -> str | None:
     return None
 
 
+def excerpt(value: Any, limit: int = 40) -> str:
+    """A value as an error may quote it: short (a pasted book is not echoed back), never raising."""
+    if isinstance(value, bool) or value is None:
+        return repr(value)
+    if isinstance(value, int):
+        return repr(value) if value.bit_length() <= 64 else "a number with more than 19 digits"
+    if isinstance(value, float):
+        return repr(value)
+    if isinstance(value, str):
+        text = value if len(value) <= limit else value[:limit] + "…"
+        return repr(text.encode("utf-8", "backslashreplace").decode("utf-8"))  # lone surrogates shown, not raised
+    if isinstance(value, (list, tuple, dict, set)):
+        return f"a {type(value).__name__} of {len(value)} item{'s' if len(value) != 1 else ''}"
+    return f"a {type(value).__name__}"
+
+
+def named(name: str, value: Any) -> str:
+    """'seed=3.5', or 'seed (a list of 2 items)' when the value is not one a person typed."""
+    text = excerpt(value)
+    return f"{name} ({text})" if text.startswith("a ") else f"{name}={text}"
+
+
 def whole(name: str, value: Any) -> int:
     """A whole number from a UI/API value (sliders send 4.0, dropdowns may send "16"); ConfigError naming the field."""
     if isinstance(value, str):
         try:
             value = float(value.strip())
         except ValueError:
-            raise ConfigError(f"{name}={value[:20]!r} must be a whole number") from None
+            raise ConfigError(f"{name}={excerpt(value, 20)} must be a whole number") from None
     if isinstance(value, bool) or not isinstance(value, (int, float)) or not float(value).is_integer():
-        raise ConfigError(f"{name}={value!r} must be a whole number")
+        raise ConfigError(f"{named(name, value)} must be a whole number")
     return int(value)
+
+
+def whole_in(name: str, value: Any, low: int, high: int) -> int:
+    """whole(), and from low to high; ConfigError naming the field and the range otherwise."""
+    if isinstance(value, int) and not isinstance(value, bool) and not low <= value <= high:
+        raise ConfigError(f"{named(name, value)} is out of range; choose {low} to {high}")
+    if isinstance(value, float) and value == value and abs(value) > 2.0**62:  # inf, or far past any range here
+        raise ConfigError(f"{name}={value:g} is out of range; choose {low} to {high}")
+    number = whole(name, value)
+    if not low <= number <= high:
+        raise ConfigError(f"{name}={number} is out of range; choose {low} to {high}")
+    return number

@@ -90,7 +90,8 @@ class TorchMultiheadAttention(nn.Module):
         attn_mask = ~causal_mask(T, x.device) if self.causal else None  # (T, T) True = blocked
         pad = None if key_padding_mask is None else ~key_padding_mask  # (B, T) True = padding
         out, _ = self.mha(x, x, x, attn_mask=attn_mask, key_padding_mask=pad, need_weights=False)
-        return out if key_padding_mask is None else out * key_padding_mask[..., None]
+        # a sequence that is all padding gives NaN rows on PyTorch's fast path, and NaN * 0 is NaN: fill, not multiply
+        return out if key_padding_mask is None else out.masked_fill(~key_padding_mask[..., None], 0.0)
 
 
 def fused_to_multihead_attention(fused: nn.Module) -> TorchMultiheadAttention:

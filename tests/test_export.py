@@ -1,6 +1,7 @@
 """PNG export: any view the page was sent, drawn once by matplotlib; a page cannot make the server draw other numbers."""
 
 import io
+import os
 
 import numpy as np
 import pytest
@@ -32,12 +33,22 @@ def test_heatmaps_model_view_and_charts_export_as_png():
         export.png({"kind": "nope"})
 
 
-def test_only_views_the_server_sent_are_drawn_and_each_once(tmp_path):
+def test_only_views_the_server_sent_are_drawn_and_each_once(tmp_path, monkeypatch):
+    drawn = []
+    monkeypatch.setattr(exports.export, "png", lambda v, png=export.png: drawn.append(v["stamp"]) or png(v))
     view = exports.remember(matrix.heatmaps(["a", "b"], [np.eye(2)], ["h"]))
     first = exports.png_file({"stamp": view["stamp"], "heads": "ignored"}, folder=str(tmp_path))
-    misses = exports.FILES.misses
-    assert exports.png_file({"stamp": view["stamp"]}, folder=str(tmp_path)) == first and exports.FILES.misses == misses
+    assert exports.png_file({"stamp": view["stamp"]}, folder=str(tmp_path)) == first and drawn == [view["stamp"]]
+    assert len(os.listdir(tmp_path)) == 1 and open(first, "rb").read()[:4] == b"\x89PNG"
     with pytest.raises(ConfigError, match="no longer on the server"):
         exports.png_file({"stamp": "0123456789abcdef", "kind": "heatmaps"})
     with pytest.raises(ConfigError):
         exports.png_file("<img src=x onerror=alert(1)>")
+
+
+def test_the_png_folder_stays_under_its_budget(tmp_path):
+    from core.serve.files import written_once
+
+    paths = [written_once(str(tmp_path), f"f{i}.png", lambda: b"x" * 1000, max_bytes=5000) for i in range(12)]
+    assert sum(f.stat().st_size for f in tmp_path.iterdir()) <= 5000
+    assert os.path.exists(paths[-1]) and not os.path.exists(paths[0])  # the oldest went first

@@ -150,3 +150,63 @@ def test_children_do_not_rerun_the_main_script(tmp_path, how):
     args, stdin = ([sys.executable, str(script)], None) if how == "script" else ([sys.executable, "-"], code)
     out = subprocess.run(args, input=stdin, capture_output=True, text=True, timeout=120, check=True).stdout
     assert out.splitlines() == ["MAIN RAN", "[1, 2]"]
+
+
+# ---- Worker: one child kept up between calls ------------------------------------------------
+
+
+@pytest.fixture
+def worker():
+    from core.sandbox import Worker
+
+    w = Worker("plugin 'x'", memory_mb=512)
+    yield w
+    w.close()
+
+
+def test_a_worker_answers_call_after_call_from_one_process(worker):
+    first = worker.call(os.getpid)
+    assert first != os.getpid() and worker.call(os.getpid) == first and worker.started == 1
+    start = time.monotonic()
+    for _ in range(20):
+        worker.call(os.getpid)
+    assert time.monotonic() - start < 2  # no process start per call
+
+
+@pytest.mark.parametrize("fn, args, kind", [
+    (_sleep_forever, (), "timeout"),
+    (_spin, (), "timeout"),
+    (os._exit, (3,), "died"),
+    (_raise, ("exit",), "error"),
+    (_raise, ("interrupt",), "error"),
+    (_allocate, (4,), "memory"),
+])
+def test_whatever_a_call_does_the_next_call_gets_a_working_process(worker, fn, args, kind):
+    before = worker.call(os.getpid)
+    with pytest.raises(SandboxError) as err:
+        worker.call(fn, *args, timeout=1)
+    assert err.value.kind == kind
+    after = worker.call(os.getpid)
+    assert after != before and worker.started == 2  # a fresh child: the spoiled one is gone
+    assert not [p for p in multiprocessing.active_children() if p.pid == before]
+
+
+def test_an_ordinary_exception_keeps_the_worker(worker):
+    pid = worker.call(os.getpid)
+    with pytest.raises(ConfigError, match="window=0"):
+        worker.call(_raise, "config")
+    assert worker.call(os.getpid) == pid
+
+
+def test_threads_left_behind_cost_the_worker_not_the_answer(worker):
+    pid = worker.call(os.getpid)
+    assert worker.call(_leave_a_thread_running, timeout=30) == "answered"
+    assert worker.call(os.getpid) != pid  # the process with the stray thread was replaced
+
+
+def test_tensors_come_back_by_value_from_a_worker_that_is_gone(worker):
+    import torch
+
+    t = worker.call(torch.arange, 5)
+    worker.close()
+    assert torch.equal(t + 1, torch.arange(1, 6))  # not a handle into the dead child's shared memory

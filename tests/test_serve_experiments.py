@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import threading
 
+import pytest
+
 from core.lab import experiments as ex
 from core.serve import experiments as served
 
@@ -89,6 +91,29 @@ def test_experiments_tab_streams_a_run_through_the_api(client):
     assert "10 steps" in words
     again = client.predict(10, 5, api_name="/mask_experiment")[-1]
     assert again["cached"] is True and again["train_loss"] == payload["train_loss"]
+
+
+def test_one_client_gets_one_training_at_a_time_and_a_cached_run_does_not_wait(client, app_url):
+    import time
+
+    from gradio_client import Client
+    from gradio_client.exceptions import AppError
+
+    client.predict(10, 6, api_name="/mask_experiment")  # trained now, cached from here on
+    first = client.submit(1000, 4321, api_name="/mask_experiment")  # a long one, for this client's session
+    deadline = time.monotonic() + 120
+    while not first.outputs():  # its first snapshot: it has the turn and is training
+        assert time.monotonic() < deadline
+        time.sleep(0.1)
+    try:
+        with pytest.raises(AppError, match="^You already have a training waiting or running"):
+            client.predict(10, 4322, api_name="/mask_experiment")  # a second new run: refused at once
+        other = Client(app_url, verbose=False, analytics_enabled=False, download_files=False, ssl_verify=False)
+        start = time.monotonic()
+        cached = other.predict(10, 6, api_name="/mask_experiment")[-1]  # another student, a cached run
+        assert cached["cached"] is True and time.monotonic() - start < 10  # not behind the training
+    finally:
+        first.cancel()
 
 
 def test_warming_trains_the_default_runs_so_the_first_click_is_a_cache_hit(monkeypatch):

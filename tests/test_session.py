@@ -9,8 +9,9 @@ import torch.nn.functional as F
 from core import load_registry
 from core.config import ConfigError
 from core.lab.session import Lab, make_request, rounded, row_check, weights_payload
-from core.lab.steps import kv_head, sharing, stages, trace_file, trace_payload
+from core.lab.steps import kv_head, sharing, stages, trace_payload
 from core.seeding import seeded_init
+from core.serve.exports import trace_file
 
 
 @pytest.fixture(scope="module")

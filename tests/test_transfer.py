@@ -81,6 +81,20 @@ def test_fused_layer_copied_into_nn_multihead_attention(causal, bias):
     assert result.equal, result.max_abs_diff
 
 
+@pytest.mark.parametrize("causal", [True, False])
+def test_a_fully_padded_sequence_gives_zero_rows_not_nan_through_nn_multihead_attention(causal):
+    torch.manual_seed(0)
+    fused = CausalSelfAttention.from_config(AttentionConfig(d_model=16, n_heads=4, causal=causal)).eval()
+    torch_layer = fused_to_multihead_attention(fused)
+    x = torch.randn(2, 5, 16)
+    kpm = padding_mask([5, 0], 5)  # the second sequence is all padding
+    with torch.no_grad():  # PyTorch's fast path, which writes NaN rows for it
+        out = torch_layer(x, key_padding_mask=kpm)
+    assert not out.isnan().any() and torch.equal(out[1], torch.zeros(5, 16))
+    result = compare(fused, torch_layer, x, key_padding_mask=kpm)
+    assert result.equal, result.max_abs_diff
+
+
 def test_compare_refuses_different_shapes():
     with pytest.raises(ConfigError, match="different shapes"):
         compare(SelfAttention_v1(3, 2), SelfAttention_v1(3, 4), torch.rand(1, 4, 3))

@@ -9,8 +9,10 @@ import torch
 from torch import Tensor, nn
 
 from ..config import ConfigError, whole
-from .session import Lab, make_request
-from .text import embed_at
+from .session import Lab, json_number, make_request
+from .text import embed_at, text_field
+
+MAX_REPLACEMENT_CHARS = 100  # one word
 
 
 @dataclass(frozen=True)
@@ -44,8 +46,18 @@ class CausalityResult:
     def payload(self) -> dict[str, Any]:
         """The /causality JSON."""
         return {"tokens": list(self.tokens), "position": self.position, "replacement": self.replacement,
-                "causal": self.causal, "row_max_abs_diff": self.row_max_abs_diff,
+                "causal": self.causal, "row_max_abs_diff": [json_number(v, None) for v in self.row_max_abs_diff],
                 "byte_identical_before": self.identical_before}
+
+
+def replacement_word(replacement: Any) -> str:
+    """The word to put in, stripped; ConfigError when it is not text, empty or longer than a word can be."""
+    word = text_field("replacement", "" if replacement is None else replacement).strip()
+    if not word:
+        raise ConfigError("The replacement word is empty; type a word to put at that position.")
+    if len(word) > MAX_REPLACEMENT_CHARS:
+        raise ConfigError(f"replacement is longer than {MAX_REPLACEMENT_CHARS} characters; type one word.")
+    return word
 
 
 def dependency_matrix(module: nn.Module, x: Tensor, **kwargs) -> Tensor:
@@ -85,9 +97,7 @@ def probe(
     pos = whole("position", position)
     if not 0 <= pos < T:
         raise ConfigError(f"position={pos} is outside the sentence; choose 0 to {T - 1}")
-    if not isinstance(replacement, str) or not replacement.strip():
-        raise ConfigError("The replacement word is empty; type a word to put at that position.")
-    word = replacement.strip()
+    word = replacement_word(replacement)
     d = run.config.d_model
     x = run.x  # (1, T, d)
     changed = x.clone()

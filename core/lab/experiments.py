@@ -21,6 +21,7 @@ from torch import Tensor
 from ..config import ConfigError, whole
 from ..corpus import Tokenizer
 from ..model import GPT, GPTConfig
+from .session import seed_value
 from .train import LOG2E, Trainer, TrainSettings, encode_corpus, random_batch
 
 
@@ -247,7 +248,7 @@ MAX_STEPS = {"mask": 1000, "scale": 500}
 
 def check_params(kind: str, steps: object, seed: object) -> tuple[int, int]:
     """steps and seed from a control or the API, in range; ConfigError naming the field otherwise."""
-    steps, seed = whole("steps", steps), whole("seed", seed)
+    steps, seed = whole("steps", steps), seed_value(seed)
     if not 10 <= steps <= MAX_STEPS[kind]:
         raise ConfigError(f"steps={steps} is out of range; choose 10 to {MAX_STEPS[kind]}")
     return steps, seed
@@ -279,3 +280,10 @@ def scale_summary(run: ScaleRun) -> dict:
             "stopped": run.stopped, "max_weight": final(run.max_weight), "entropy_nats": final(run.entropy),
             "uniform_entropy_nats": round(run.uniform_entropy, 4), "softmax_input_grad_norm": final(run.grad_norm),
             "train_loss": final(run.loss)}
+
+
+def stopped_summary(summary: dict | None) -> dict | None:
+    """What a summary says once its run was stopped before its end (a finished run stays as it was)."""
+    if not isinstance(summary, dict) or summary.get("done"):
+        return summary
+    return {**summary, "stopped": True}

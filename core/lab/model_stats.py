@@ -8,7 +8,7 @@ from dataclasses import dataclass
 
 import torch
 
-from ..config import ConfigError, whole
+from ..config import ConfigError, choices_text, divisors, excerpt, whole_in
 from ..model import GPT, PRESETS, GPTConfig
 from ..registry import Registry
 
@@ -87,14 +87,25 @@ def human(n: float, unit: str = "") -> str:
 # ---- the Model tab's table: a preset over a variant against plain multi-head ----------------
 
 
-def _config(registry: Registry, preset: str, variant: str, n_kv_heads: float, window: float) -> GPTConfig:
-    """The preset over the variant, with the two knobs the Model tab offers where the variant declares them."""
-    if preset not in PRESETS:
-        raise ConfigError(f"preset={preset!r} is unknown; choose one of: {', '.join(PRESETS)}")
+def _config(registry: Registry, preset: str, variant: str, n_kv_heads: float, window: float) -> tuple[GPTConfig, str]:
+    """The preset over the variant, with the two knobs the Model tab offers where the variant declares them.
+
+    Returns the config and a note: a K/V head count that does not divide the preset's heads (the default 4
+    against gpt2-xl's 25) is replaced by the nearest one that does, and the note says so.
+    """
+    if not isinstance(preset, str) or preset not in PRESETS:
+        raise ConfigError(f"preset={excerpt(preset)} is unknown; choose one of: {', '.join(PRESETS)}")
     declared = {o.name for o in registry.get(variant).options}
-    values = {"n_kv_heads": whole("n_kv_heads", n_kv_heads), "window": whole("window", window)}
+    values = {"n_kv_heads": whole_in("n_kv_heads", n_kv_heads, 1, 1024), "window": whole_in("window", window, 1, 2**20)}
     options = {k: v for k, v in values.items() if k in declared}
-    return dataclasses.replace(PRESETS[preset], variant=variant, options=options)
+    note = ""
+    heads = PRESETS[preset].n_heads
+    if "n_kv_heads" in options and heads % options["n_kv_heads"]:
+        asked, choices = options["n_kv_heads"], divisors(heads)
+        options["n_kv_heads"] = min(choices, key=lambda d: (abs(d - asked), d))
+        note = (f"n_kv_heads={asked} does not divide the {heads} heads of {preset}, so this shows "
+                f"n_kv_heads={options['n_kv_heads']} (choose {choices_text(choices)}). ")
+    return dataclasses.replace(PRESETS[preset], variant=variant, options=options), note
 
 
 def _share(n: int, total: int) -> str:
@@ -105,7 +116,7 @@ def _share(n: int, total: int) -> str:
 
 def model_size(registry: Registry, preset: str, variant: str, n_kv_heads: float, window: float) -> tuple:
     """Breakdown table, comparison with plain multi-head, a one-line summary and the numbers as JSON."""
-    config = _config(registry, preset, variant, n_kv_heads, window)
+    config, note = _config(registry, preset, variant, n_kv_heads, window)
     b = breakdown(config, registry)
     ref = breakdown(dataclasses.replace(config, variant="multi-head", options={}), registry)
     parts = [[part, f"{getattr(b, part):,}", _share(getattr(b, part), b.total)] for part in PARTS]
@@ -120,7 +131,7 @@ def model_size(registry: Registry, preset: str, variant: str, n_kv_heads: float,
         [f"KV cache at T = {T} (one sequence)", human(ref.kv_bytes_at_context, "B"), human(b.kv_bytes_at_context, "B")],
     ]
     saving = 1 - b.kv_bytes_at_context / ref.kv_bytes_at_context
-    summary = (f"**{preset}** with **{variant}**: {human(b.total)} parameters "
+    summary = note + (f"**{preset}** with **{variant}**: {human(b.total)} parameters "
                f"({b.total:,}); attention is {100 * b.attention / b.total:.1f} % of them. "
                f"KV cache at full context: {human(b.kv_bytes_at_context, 'B')} "
                f"({'saves' if saving >= 0 else 'costs'} {abs(100 * saving):.0f} % against plain multi-head).")

@@ -11,13 +11,16 @@ import torch
 from torch import Tensor
 
 from ..attention import AttentionModule, AttentionTrace
-from ..config import AttentionConfig, ConfigError, parse_options, whole
+from ..config import AttentionConfig, ConfigError, named, parse_options, whole_in
 from ..registry import Registry
 from ..seeding import seeded_init
-from .text import Tokens, embed, tokenize
+from .text import KEPT_CHARS, Tokens, embed, text_field, tokenize
 
 CACHE_SIZE = 256  # distinct requests kept; a class clicking the same example hits this
 TRACE_MAX_TOKENS = 64  # the explicit path materialises (H, T, T): the app keeps T small
+SEED_MAX = 2**32 - 1  # seeds a person types: 0 to 4294967295 (torch takes at most 64 bits)
+MAX_OPTIONS_CHARS = 1000  # an options object is a few names and numbers
+MAX_NAME_CHARS = 100  # a variant's name
 
 
 @dataclass(frozen=True)
@@ -44,17 +47,46 @@ def make_request(
     seed: Any = 0,
     options: Any = "{}",
 ) -> Request:
-    """Check and normalise raw UI/API values; ConfigError (one sentence) for anything a person got wrong."""
-    if not isinstance(sentence, str) or not sentence.strip():
+    """Check and normalise raw UI/API values; ConfigError (one sentence) for anything a person got wrong.
+
+    The sentence is cut to its character cap (one past it, so the note can still say it was cut) before
+    it becomes part of a cache key: a pasted book costs the cache what a sentence does.
+    """
+    sentence = sentence_text(sentence)
+    if not sentence.strip():
         raise ConfigError("The sentence is empty; type a few words.")
-    opts = parse_options(options)
+    variant = text_field("variant", variant)
+    if len(variant) > MAX_NAME_CHARS:
+        raise ConfigError(f"variant is longer than {MAX_NAME_CHARS} characters; type a variant's name.")
+    if isinstance(options, str) and len(options) > MAX_OPTIONS_CHARS:
+        raise ConfigError(f"options is longer than {MAX_OPTIONS_CHARS:,} characters; an options object names "
+                          'a few options, such as {"window": 3}.')
+    opts = parse_options(text_field("options", options) if isinstance(options, str) else options)
     try:
         opts_key = tuple(sorted(opts.items()))
         hash(opts_key)
     except TypeError:
         raise ConfigError("options values must be numbers, true/false or text") from None
-    return Request(sentence, str(variant), bool(causal), bool(scaled), whole("n_heads", n_heads),
-                   whole("d_model", d_model), whole("seed", seed), opts_key)
+    return Request(sentence, variant, switch("causal", causal), switch("scaled", scaled),
+                   whole_in("n_heads", n_heads, 1, 1024), whole_in("d_model", d_model, 1, 4096),
+                   seed_value(seed), opts_key)
+
+
+def sentence_text(sentence: Any, name: str = "sentence") -> str:
+    """A sentence as the lab keys it: text, cut to KEPT_CHARS (one past what it reads: the note can say it was cut)."""
+    return text_field(name, "" if sentence is None else sentence)[:KEPT_CHARS]
+
+
+def switch(name: str, value: Any) -> bool:
+    """A checkbox's value: true or false (1, "no" or a list are refused, not guessed)."""
+    if not isinstance(value, bool):
+        raise ConfigError(f"{named(name, value)} must be true or false")
+    return value
+
+
+def seed_value(seed: Any, name: str = "seed") -> int:
+    """A seed a person typed, as a whole number from 0 to SEED_MAX."""
+    return whole_in(name, seed, 0, SEED_MAX)
 
 
 @dataclass(frozen=True)
@@ -64,7 +96,7 @@ class Run:
     request: Request
     tokens: Tokens
     config: AttentionConfig
-    module: AttentionModule
+    module: AttentionModule | None  # None when it ran in a plugin's worker process (it stays there)
     x: Tensor  # (1, T, d_model) the embedded sentence
     trace: AttentionTrace
 
@@ -106,20 +138,73 @@ class Lab:
         return Run(req, tokens, config, module, x, trace)
 
 
+TRACE_FIELDS = ("q", "k", "v", "scores", "scaled", "mask", "masked", "weights", "context", "output")
+
+
+def trace_problem(run: Run) -> str | None:
+    """What in a run's trace the views could not use (not a tensor, a wrong shape), in words; None when sound.
+
+    A plugin's trace comes from another process: the shapes are checked here, before any view reads them.
+    """
+    T = len(run.tokens)
+    tensors = {name: getattr(run.trace, name, None) for name in TRACE_FIELDS}
+    for name, t in tensors.items():
+        if not isinstance(t, Tensor):
+            return f"{name} that is not a tensor"
+        if (t.dtype != torch.bool) if name == "mask" else not t.is_floating_point():
+            return f"{name} of dtype {t.dtype}"
+    w = tensors["weights"]
+    if w.dim() != 4 or tuple(w.shape[::2]) != (1, T) or w.shape[-1] != T:
+        return f"weights of shape {tuple(w.shape)}; the lab expects (1, heads, {T}, {T}) for {T} tokens"
+    H = w.shape[1]
+    q, k = tensors["q"], tensors["k"]
+    if q.dim() != 4 or tuple(q.shape[:3]) != (1, H, T):
+        return f"q of shape {tuple(q.shape)}; the lab expects (1, {H}, {T}, head_dim)"
+    for name in ("k", "v"):
+        t = tensors[name]
+        if t.dim() != 4 or t.shape[0] != 1 or t.shape[2] != T or t.shape[1] < 1 or H % t.shape[1]:
+            return f"{name} of shape {tuple(t.shape)}; the lab expects (1, K/V heads dividing {H}, {T}, head_dim)"
+    for name in ("scores", "scaled", "masked"):
+        if tuple(tensors[name].shape) != (1, H, T, T):
+            return f"{name} of shape {tuple(tensors[name].shape)}; the lab expects (1, {H}, {T}, {T})"
+    mask, context, out = tensors["mask"], tensors["context"], tensors["output"]
+    if mask.dim() != 4 or tuple(mask.shape[-2:]) != (T, T):
+        return f"a mask of shape {tuple(mask.shape)}; the lab expects (1, 1, {T}, {T})"
+    if context.dim() != 4 or tuple(context.shape[:3]) != (1, H, T):
+        return f"context of shape {tuple(context.shape)}; the lab expects (1, {H}, {T}, head_dim)"
+    if k.shape[-1] != q.shape[-1]:
+        return f"keys {k.shape[-1]} wide for queries {q.shape[-1]} wide; they must match"
+    if out.dim() != 3 or tuple(out.shape[:2]) != (1, T):
+        return f"output of shape {tuple(out.shape)}; the lab expects (1, {T}, d_model)"
+    return None
+
+
 def weights_payload(run: Run) -> dict[str, Any]:
     """The /attention JSON: {"tokens": [...], "weights": [H][T][T]} rounded for reading, not for rounding errors."""
     return {"tokens": list(run.tokens.tokens), "weights": rounded(run.weights)}
 
 
 def rounded(t: Tensor, digits: int = 6) -> Any:
-    """Nested lists for JSON: floats rounded for reading, -inf as the string "-inf", bools kept."""
+    """Nested lists for JSON: floats rounded for reading, -inf, inf and NaN as strings, bools kept."""
     if t.dtype == torch.bool:
         return t.tolist()
     if t.dim() > 1:
         return [rounded(row, digits) for row in t]
     values = t.tolist() if t.dim() else [t.item()]
-    out = [round(v, digits) if math.isfinite(v) else ("-inf" if v < 0 else "inf") for v in values]
+    out = [json_number(v, digits) for v in values]
     return out if t.dim() else out[0]
+
+
+def json_number(v: float, digits: int | None = 6) -> float | str:
+    """A float JSON can carry: rounded when finite (digits=None: as it is), else "-inf", "inf" or "NaN"."""
+    if math.isfinite(v):
+        return v if digits is None else round(v, digits)
+    return "NaN" if math.isnan(v) else ("-inf" if v < 0 else "inf")
+
+
+def nonfinite_weights(run: Run) -> int:
+    """How many attention weights are NaN or infinite (a broken plugin's softmax); 0 for any sound variant."""
+    return int((~torch.isfinite(run.weights)).sum())
 
 
 @dataclass(frozen=True)
@@ -133,7 +218,12 @@ class RowCheck:
     @property
     def line(self) -> str:
         """One line a student reads: 'every row sums to 1; weight above the diagonal: 0'."""
-        rows = "every row sums to 1" if self.max_row_error < 1e-5 else f"rows are off 1 by up to {self.max_row_error:.2g}"
+        if not math.isfinite(self.max_row_error):
+            return "some rows hold NaN or infinite weights: they are not probabilities"
+        if self.max_row_error < 1e-5:
+            rows = "every row sums to 1"
+        else:
+            rows = f"rows are off 1 by up to {self.max_row_error:.2g}"
         future = "0" if self.above_diagonal == 0 else f"{self.above_diagonal:.3g} (the future leaks in)"
         text = f"{rows}; weight above the diagonal: {future}"
         return text if self.blocked_weight == 0 else text + f"; weight on blocked keys: {self.blocked_weight:.3g}"

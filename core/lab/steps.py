@@ -2,11 +2,7 @@
 
 from __future__ import annotations
 
-import hashlib
-import json
-import os
 import re
-import tempfile
 from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
@@ -208,18 +204,3 @@ def trace_payload(run: Run) -> dict[str, Any]:
         "stages": {name: {"shape": list(getattr(tr, name).shape), "values": rounded(getattr(tr, name), 7)}
                    for name in ("q", "k", "v", "scores", "scaled", "mask", "masked", "weights", "context", "output")},
     }
-
-
-def trace_file(run: Run, folder: str | None = None) -> str:
-    """Write the trace JSON once per request (named by its hash) and return the path to download."""
-    text = json.dumps(trace_payload(run), ensure_ascii=False)
-    name = "attention-trace-" + hashlib.sha256(text.encode()).hexdigest()[:16] + ".json"
-    folder = folder or os.path.join(tempfile.gettempdir(), "attention-lab")
-    os.makedirs(folder, exist_ok=True)
-    path = os.path.join(folder, name)
-    if not os.path.exists(path):
-        tmp = path + f".{os.getpid()}.tmp"
-        with open(tmp, "w", encoding="utf-8") as f:
-            f.write(text)
-        os.replace(tmp, path)
-    return path

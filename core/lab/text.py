@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import hashlib
 import math
+import re
 import unicodedata
 from dataclasses import dataclass
 
@@ -11,7 +12,7 @@ import torch
 from torch import Tensor
 
 from .. import segment
-from ..config import ConfigError
+from ..config import ConfigError, named
 
 EXAMPLES = (  # the sentences the app offers; the first is the Chinese chapter's running example, pre-segmented
     "合同 违约金 过高 ， 它 可能 存在 风险",
@@ -22,6 +23,7 @@ EXAMPLES = (  # the sentences the app offers; the first is the Chinese chapter's
 )
 MAX_TOKENS = 64
 MAX_CHARS = 4096  # read no further: a pasted book costs the same as a sentence
+KEPT_CHARS = MAX_CHARS + 1  # what the app keeps of a text: one past what it reads, so it can say it was cut
 ZWJ, VS16, KEYCAP = "\u200d", "\ufe0f", "\u20e3"
 _DROP = {"Cc", "Cf", "Cs"}  # control, format (zero-width, bidi marks, BOM), lone surrogates
 _CJK_RANGES = (
@@ -61,6 +63,20 @@ class Tokens:
 
     def __len__(self) -> int:
         return len(self.tokens)
+
+
+_LONE_SURROGATE = re.compile("[\ud800-\udfff]")  # half of a UTF-16 pair: no encoding can write it
+
+
+def text_field(name: str, value: object) -> str:
+    """Text a person typed, as it came: a str with no lone surrogate; ConfigError naming the field otherwise."""
+    if not isinstance(value, str):
+        raise ConfigError(f"{named(name, value)} must be text")
+    bad = _LONE_SURROGATE.search(value)
+    if bad:
+        raise ConfigError(f"{name} holds an invalid character (a lone surrogate, U+{ord(bad.group()):04X}) "
+                          f"at position {bad.start()}; remove it")
+    return value
 
 
 def _is_cjk(ch: str) -> bool:

@@ -18,8 +18,10 @@ import torch
 from torch import Tensor
 
 from .. import segment
+from ..config import ConfigError
 from ..corpus import NOUNS, UNK, generate, referent
 from ..model import tiny_config
+from .text import MAX_CHARS, text_field
 from .tiny import one_thread, tiny
 
 REFERENCE_SEED, REFERENCE_SENTENCES = 777, 600  # held-out text: a seed and pronoun shapes never used in training
@@ -151,14 +153,14 @@ def _mean(dicts: list[dict[str, float]]) -> dict[str, float]:
 def trained_view(sentence: str) -> TrainedView:
     """Sentence -> tokens, every layer's and head's weights (L, H, T, T) and a measured role per head."""
     model, tokenizer = tiny()
-    words = tokenizer.words(sentence)
+    words = tokenizer.words(text_field("sentence", sentence)[:MAX_CHARS])
     if not words:
-        raise ValueError("type a sentence first, for example: the fox that the child saw was hungry , so the fox slept .")
+        raise ConfigError("type a sentence first, for example: the fox that the child saw was hungry , so the fox slept .")
     limit = model.config.context_length
     if len(words) > limit:
-        raise ValueError(f"the sentence has {len(words)} tokens but the tiny model reads at most {limit}; shorten it")
+        raise ConfigError(f"the sentence has {len(words)} tokens but the tiny model reads at most {limit}; shorten it")
     unknown = [w for w, i in zip(words, tokenizer.encode_words(words), strict=True) if tokenizer.vocab[i] == UNK]
-    segmented = segment.cuts(unicodedata.normalize("NFC", sentence.lower()))
+    segmented = segment.cuts(unicodedata.normalize("NFC", sentence[:MAX_CHARS].lower()))
     w = _trace([words])[:, 0]  # (L, H, T, T)
     scores = [[pattern_scores(words, w[la, h]) for h in range(w.shape[1])] for la in range(w.shape[0])]
     return TrainedView(tokens=words, unknown=unknown, segmented=segmented, weights=w, heads=_roles(scores),
@@ -168,7 +170,7 @@ def trained_view(sentence: str) -> TrainedView:
 def _check(view: TrainedView, layer: int, head: int) -> None:
     n_layers, n_heads = view.weights.shape[:2]
     if not (0 <= layer < n_layers and 0 <= head < n_heads):
-        raise ValueError(f"the tiny model has layers 0-{n_layers - 1} and heads 0-{n_heads - 1}")
+        raise ConfigError(f"the tiny model has layers 0-{n_layers - 1} and heads 0-{n_heads - 1}")
 
 
 @dataclass(frozen=True)

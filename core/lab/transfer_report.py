@@ -15,7 +15,7 @@ from ..config import AttentionConfig, ConfigError, whole
 from ..registry import Registry
 from ..seeding import seeded_init
 from ..transfer import MISTAKES, compare, fused_to_multihead_attention, transfer_stacked_to_fused, transfer_v2_to_v1
-from .session import rounded
+from .session import rounded, seed_value
 
 # "Your journey starts with one step", 3-d embeddings as printed in the classic text (6, 3).
 JOURNEY = (
@@ -68,7 +68,7 @@ def _inputs(d_in: int, seed: int) -> torch.Tensor:
 @lru_cache(maxsize=256)
 def v2_to_v1(seed: int = 123, d_in: int = 3, d_out: int = 2, mistake: str = "none") -> TransferReport:
     """torch.manual_seed(seed); build v2 then v1 as the classic code does; copy v2 -> v1; compare outputs."""
-    seed, d_in, d_out = whole("seed", seed), whole("d_in", d_in), whole("d_out", d_out)
+    seed, d_in, d_out = seed_value(seed), whole("d_in", d_in), whole("d_out", d_out)
     for name, value in (("d_in", d_in), ("d_out", d_out)):
         if not 1 <= value <= MAX_DIM:
             raise ConfigError(f"{name}={value} is out of range; choose 1 to {MAX_DIM}")
@@ -123,7 +123,7 @@ class _Same:
 
 def other_transfers(registry: Registry, seed: int = 123, d_model: int = 16, n_heads: int = 4) -> list[OtherTransfer]:
     """Stacked heads -> fused qkv, and fused -> nn.MultiheadAttention, each checked on the same input."""
-    return list(_other_transfers(_Same(registry), whole("seed", seed), d_model, n_heads))
+    return list(_other_transfers(_Same(registry), seed_value(seed), d_model, n_heads))
 
 
 @lru_cache(maxsize=64)

@@ -23,15 +23,16 @@ DRAWN = DrawnCache(max_items=256)  # (kind, params, steps, done) -> chart dict
 
 
 def shared_mask_experiment(p: MaskParams = MaskParams(), stop: threading.Event | None = None,
-                           every: int = MASK_EVERY) -> Iterator[MaskRun]:
-    """core.lab.experiments.mask_experiment, trained apart and shared (finished runs cached, live ones watched)."""
-    return runs.cached_run(("mask", p), lambda: runs.apart(mask_experiment, p, stop, every))
+                           every: int = MASK_EVERY, session: str | None = None) -> Iterator[MaskRun]:
+    """core.lab.experiments.mask_experiment, trained apart and shared (finished runs cached, live ones watched);
+    session: who asks, allowed one training waiting or running (core.serve.runs.Turns)."""
+    return runs.cached_run(("mask", p), lambda: runs.apart(mask_experiment, p, stop, every), session)
 
 
 def shared_scale_experiment(p: ScaleParams = ScaleParams(), stop: threading.Event | None = None,
-                            every: int = SCALE_EVERY) -> Iterator[ScaleRun]:
-    """core.lab.experiments.scale_experiment, trained apart and shared."""
-    return runs.cached_run(("scale", p), lambda: runs.apart(scale_experiment, p, stop, every))
+                            every: int = SCALE_EVERY, session: str | None = None) -> Iterator[ScaleRun]:
+    """core.lab.experiments.scale_experiment, trained apart and shared (see shared_mask_experiment)."""
+    return runs.cached_run(("scale", p), lambda: runs.apart(scale_experiment, p, stop, every), session)
 
 
 def chart(kind: str, run: MaskRun | ScaleRun) -> dict:

@@ -1,22 +1,24 @@
-"""PNG exports of the views a page was sent, drawn once on demand (matplotlib, off the hot path).
+"""What a page downloads: PNG exports of the views it was sent, and Step-through traces, each written once.
 
 The page sends back the view it shows; only its stamp is used, to find the server's own copy of
 that view (a request cannot make the server draw numbers it did not compute). Each PNG is drawn
-once per stamp and kept as a file for the download.
+once per stamp (matplotlib, off the hot path). Files live where Gradio serves them, each kind's
+folder on a byte budget (core/serve/files.py).
 """
 
 from __future__ import annotations
 
-import os
-import tempfile
+import json
 from typing import Any
 
 from ..config import ConfigError
+from ..lab.session import Run
+from ..lab.steps import trace_payload
 from ..render import export
 from .cache import DrawnCache
+from .files import FOLDER_BYTES, app_folder, content_name, written_once
 
 SHOWN = DrawnCache(max_items=512)  # stamp -> view dict the server sent (shared with the view caches, not copied)
-FILES = DrawnCache(max_items=128)  # stamp -> path of its PNG
 EXPIRED = "This view is no longer on the server; change a setting to redraw it, then export again."
 
 
@@ -32,15 +34,11 @@ def png_file(shown: Any, folder: str | None = None) -> str:
     view = SHOWN.peek(stamp) if isinstance(stamp, str) else None
     if view is None:
         raise ConfigError(EXPIRED)
+    return written_once(folder or app_folder("png"), f"attention-lab-{stamp}.png", lambda: export.png(view))
 
-    def draw() -> str:
-        path = os.path.join(folder or os.path.join(tempfile.gettempdir(), "attention-lab"), f"attention-lab-{stamp}.png")
-        os.makedirs(os.path.dirname(path), exist_ok=True)
-        tmp = path + f".{os.getpid()}.tmp"
-        with open(tmp, "wb") as f:
-            f.write(export.png(view))
-        os.replace(tmp, path)
-        return path
 
-    path = FILES.get(stamp, draw)
-    return path if os.path.exists(path) else draw()
+def trace_file(run: Run, folder: str | None = None, max_bytes: int = FOLDER_BYTES) -> str:
+    """The Step-through trace JSON of a request, written once (named by its content), as a path to download."""
+    data = json.dumps(trace_payload(run), ensure_ascii=False).encode()
+    return written_once(folder or app_folder("traces"), content_name("attention-trace", data, ".json"),
+                        lambda: data, max_bytes)

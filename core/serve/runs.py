@@ -3,18 +3,23 @@
 A run is a generator of snapshots. The first caller trains it (in a worker process, core.sandbox) and
 publishes a copy of each snapshot; a caller asking for the same run meanwhile yields those copies
 instead of training a second one; once it finishes, everyone gets it from the cache at once.
+
+One run trains at a time, first come first served (TURNS); each session may have one training waiting
+or running, and a cached run or a watched one never waits for a turn.
 """
 
 from __future__ import annotations
 
 import copy
 import threading
-from collections import OrderedDict
+from collections import OrderedDict, deque
 from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from typing import Any
 
 from .. import sandbox
+from ..config import ConfigError
 
 CACHED_RUNS = 64  # finished runs kept (~50 KB each), least recently asked for dropped first
 _CACHE: OrderedDict[object, object] = OrderedDict()  # key -> finished run
@@ -22,6 +27,55 @@ _LIVE: dict[object, _Live] = {}  # key -> run in progress, watched by later call
 _LOCK = threading.Lock()
 TRAINING_NICE = 10  # a class's clicks go first when the cores are busy
 STALE_S = 120.0  # a run that published nothing for this long was abandoned: its watchers start their own
+MAX_WAITING = 8  # trainings that may wait for their turn; more are told to come back
+TURN_WAIT_S = 600.0  # a turn that does not come in 10 minutes is given up
+
+
+class Turns:
+    """One training at a time, in order of arrival; a session holds at most one place in the line."""
+
+    def __init__(self, max_waiting: int = MAX_WAITING) -> None:
+        self.max_waiting = max_waiting
+        self._cond = threading.Condition()
+        self._line: deque[object] = deque()
+        self._sessions: set[str] = set()
+
+    @contextmanager
+    def turn(self, session: str | None = None) -> Iterator[None]:
+        """Wait for this caller's turn to train (ConfigError: a second place for a session, or a full line)."""
+        ticket = object()
+        with self._cond:
+            if session is not None and session in self._sessions:
+                raise ConfigError("You already have a training waiting or running; let it finish (or press Stop) "
+                                  "before you start another.")
+            if len(self._line) > self.max_waiting:
+                raise ConfigError(f"{len(self._line)} trainings are waiting already; try again in a minute.")
+            self._line.append(ticket)
+            if session is not None:
+                self._sessions.add(session)
+            try:
+                if not self._cond.wait_for(lambda: self._line[0] is ticket, timeout=TURN_WAIT_S):
+                    raise ConfigError("The training line has not moved for 10 minutes; try again later.")
+            except BaseException:
+                self._leave(ticket, session)
+                raise
+        try:
+            yield
+        finally:
+            with self._cond:
+                self._leave(ticket, session)
+
+    def _leave(self, ticket: object, session: str | None) -> None:
+        self._line.remove(ticket)
+        self._sessions.discard(session)
+        self._cond.notify_all()
+
+    @property
+    def waiting(self) -> int:
+        return len(self._line)
+
+
+TURNS = Turns()
 
 
 @dataclass
@@ -44,22 +98,24 @@ class _Live:
             self.cond.notify_all()
 
 
-def cached_run(key: object, start: Callable[[], Iterator[Any]]) -> Iterator[Any]:
-    """A finished run from the cache; or the same run in progress, watched; or train it and cache it."""
+def cached_run(key: object, start: Callable[[], Iterator[Any]], session: str | None = None) -> Iterator[Any]:
+    """A finished run from the cache; or the same run in progress, watched; or, in its turn, train it and cache it.
+
+    session: who asks (a Gradio session); it may have one training waiting or running (ConfigError otherwise).
+    """
     while True:
-        with _LOCK:
-            hit = _CACHE.get(key)
-            if hit is not None:
-                _CACHE.move_to_end(key)
-            live = _LIVE.get(key) if hit is None else None
-            mine = hit is None and live is None
-            if mine:
-                live = _LIVE[key] = _Live()
+        hit, live = _lookup(key)
+        if hit is None and live is None:
+            with TURNS.turn(session):  # our turn to train; meanwhile someone may have trained it
+                hit, live = _lookup(key)
+                mine = hit is None and live is None
+                if mine:
+                    with _LOCK:
+                        live = _LIVE[key] = _Live()
+                    yield from _train(key, live, start)
+                    return
         if hit is not None:
             yield hit
-            return
-        if mine:
-            yield from _train(key, live, start)
             return
         last = yield from _watch(live)
         if last is not None and last.done:
@@ -67,6 +123,16 @@ def cached_run(key: object, start: Callable[[], Iterator[Any]]) -> Iterator[Any]
         with _LOCK:  # the run we watched stopped before its end (its caller left): train it ourselves
             if _LIVE.get(key) is live:
                 del _LIVE[key]
+
+
+def _lookup(key: object) -> tuple[Any, _Live | None]:
+    """(finished run or None, run in progress or None)."""
+    with _LOCK:
+        hit = _CACHE.get(key)
+        if hit is not None:
+            _CACHE.move_to_end(key)
+            return hit, None
+        return None, _LIVE.get(key)
 
 
 def _train(key: object, live: _Live, start: Callable[[], Iterator[Any]]) -> Iterator[Any]:

@@ -1,13 +1,99 @@
-"""CPU slots for the work that skips Gradio's queue: at most SLOTS computations at once, the rest wait in turn.
+"""CPU slots: at most SLOTS computations at once, and a slot is lent out while its request waits on another process.
 
-The Attention tab's own events are not queued (a queued event costs two more round trips than the
-work itself), so the queue's concurrency group cannot bound them; this does, with the same size
-(one per core of the 2-core machine the app targets). Cached results never take a slot.
+Queued events share one Gradio concurrency group with one slot per core (core/ui/common.py). The
+Attention tab's own events skip the queue (a queued event costs two more round trips than the work
+itself), so a semaphore of the same size bounds them instead; cached results never take a slot.
+A request for a plugin's variant waits on that plugin's worker process, maybe until its time limit:
+for that long its slot — the semaphore's, or the queue group's through the lender the server sets —
+goes to the next request, and comes back when the wait ends. A plugin that hangs slows nobody else.
 """
 
 from __future__ import annotations
 
 import threading
+from collections.abc import Callable, Iterator
+from contextlib import AbstractContextManager, contextmanager
+from typing import Any
 
 SLOTS = 2
-CPU = threading.BoundedSemaphore(SLOTS)
+Lender = Callable[[], AbstractContextManager]
+
+
+class Slots:
+    """`with CPU:` takes a slot for work outside the queue; `with CPU.released():` lends whichever slot the caller holds."""
+
+    def __init__(self, size: int = SLOTS) -> None:
+        self._free = threading.BoundedSemaphore(size)
+        self._held = threading.local()  # how many semaphore slots this thread holds (0 or 1 in practice)
+        self._lender: Lender | None = None
+        self._lock = threading.Lock()
+        self.lent = 0  # slots out on loan right now
+
+    def __enter__(self) -> Slots:
+        self._free.acquire()
+        self._held.n = getattr(self._held, "n", 0) + 1
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self._held.n -= 1
+        self._free.release()
+
+    def set_lender(self, lender: Lender | None) -> None:
+        """lender(): a context manager that lends one queue slot for as long as it is entered (None: nobody lends)."""
+        self._lender = lender
+
+    @contextmanager
+    def released(self) -> Iterator[None]:
+        """Wait without a slot (another process works meanwhile); it is taken back when the wait ends."""
+        if getattr(self._held, "n", 0):  # an unqueued event: give its semaphore slot back for the wait
+            self._free.release()
+            try:
+                with self._loan():
+                    yield
+            finally:
+                self._free.acquire()
+            return
+        if self._lender is None:
+            yield
+            return
+        with self._lender(), self._loan():
+            yield
+
+    @contextmanager
+    def _loan(self) -> Iterator[None]:
+        with self._lock:
+            self.lent += 1
+        try:
+            yield
+        finally:
+            with self._lock:
+                self.lent -= 1
+
+
+def queue_lender(group_now: Callable[[], Any], in_loop: Callable[[Callable[[], None]], Any]) -> Lender:
+    """A lender for a queue group that counts its running events (Gradio's `current_concurrency`): while the
+    wait lasts the group counts one fewer, so it starts the next event in line; then it counts it again.
+
+    group_now() finds the group of the event running in the calling thread (None outside an event);
+    in_loop(fn) runs fn where the queue itself changes that count (its event loop), so no update is lost."""
+
+    @contextmanager
+    def lend() -> Iterator[None]:
+        group = group_now()
+        if group is None:
+            yield
+            return
+        in_loop(lambda: _count(group, -1))
+        try:
+            yield
+        finally:
+            in_loop(lambda: _count(group, 1))
+
+    return lend
+
+
+def _count(group: Any, change: int) -> None:
+    group.current_concurrency += change
+
+
+CPU = Slots()

@@ -13,17 +13,34 @@ from typing import Any
 
 import numpy as np
 
+from ..config import whole_in
 from ..lab import steps
-from ..lab.causality import probe
+from ..lab.causality import replacement_word
 from ..lab.masking import sqrt_d_experiment, three_ways
-from ..lab.session import TRACE_MAX_TOKENS, Lab, Request, make_request, row_check, weights_payload
-from ..lab.text import tokenize
+from ..lab.session import (
+    TRACE_MAX_TOKENS,
+    Lab,
+    Request,
+    make_request,
+    nonfinite_weights,
+    row_check,
+    seed_value,
+    sentence_text,
+    switch,
+    weights_payload,
+)
+from ..lab.text import text_field, tokenize
 from ..render import lab_charts, matrix, tab_matrices
 from . import slots
 from .exports import remember
+from .plugins import probe
 
 VIEW_CACHE = 256
-NOTES = {"no_heads": "{title} has one head as wide as d_model; n_heads is not used."}
+NOTES = {
+    "no_heads": "{title} has one head as wide as d_model; n_heads is not used.",
+    "nonfinite": "plugin {plugin!r} returned {bad} attention weights that are NaN or infinite: "
+                 "they are drawn as 0 and written as \"NaN\" in the JSON.",
+}
 
 
 def served(view):
@@ -59,9 +76,14 @@ def _attention_view(lab: Lab, req: Request) -> AttentionView:
     notes = [run.tokens.note]
     if not variant.uses_heads and req.n_heads != 1:
         notes.append(NOTES["no_heads"].format(title=variant.title))
+    weights = run.weights.numpy()  # (H, T, T)
+    if bad := nonfinite_weights(run):
+        notes.append(NOTES["nonfinite"].format(plugin=variant.plugin, bad=bad))
+        weights = np.nan_to_num(weights, nan=0.0, posinf=0.0, neginf=0.0)
     tr = run.trace
     note = " ".join(n for n in notes if n)
-    heat = matrix.attention(run.tokens.tokens, run.weights.numpy(), tr.mask[0].numpy(), tr.scaled[0].numpy(),
+    scaled = np.nan_to_num(tr.scaled[0].numpy(), nan=0.0, posinf=0.0, neginf=-np.inf)  # (H, T, T); -inf = blocked
+    heat = matrix.attention(run.tokens.tokens, weights, tr.mask[0].numpy(), scaled,
                             n_kv_heads=tr.k.shape[1], normalised=getattr(variant, "normalised", True), note=note)
     return AttentionView(heat, mask_view(run.allowed.numpy().tobytes(), len(run.tokens)),
                          row_check(run).line, note, weights_payload(run))
@@ -128,15 +150,17 @@ class CausalityView:
 def _causality_view(lab: Lab, sentence: str, position: int, replacement: str, causal: bool, variant: str,
                     seed: int) -> CausalityView:
     res = probe(lab, sentence, position, replacement, causal, variant, seed)
-    bars = lab_charts.causality_bars(res.row_max_abs_diff, res.tokens, res.position, res.replacement, res.causal)
-    dep = tab_matrices.dependency(res.tokens, res.dependency.numpy(), res.causal)
+    diffs = np.nan_to_num(np.asarray(res.row_max_abs_diff, dtype=float), nan=0.0, posinf=0.0).tolist()
+    bars = lab_charts.causality_bars(diffs, res.tokens, res.position, res.replacement, res.causal)
+    dep = tab_matrices.dependency(res.tokens, np.nan_to_num(res.dependency.numpy(), nan=0.0, posinf=0.0), res.causal)
     return CausalityView(bars, dep, res.summary, res.payload())
 
 
 def causality(lab: Lab, sentence, position, replacement, causal=True, variant="multi-head", seed=0) -> CausalityView:
-    """Raw UI/API values -> the (cached) view."""
-    key_pos = position if isinstance(position, (int, float)) and not isinstance(position, bool) else str(position)
-    return served(_causality_view(lab, sentence, key_pos, replacement, bool(causal), variant, seed))
+    """Raw UI/API values -> the (cached) view: each checked (the sentence cut to its cap) before it keys the cache."""
+    return served(_causality_view(lab, sentence_text(sentence), whole_in("position", position, 0, TRACE_MAX_TOKENS - 1),
+                                  replacement_word(replacement), switch("causal", causal), text_field("variant", variant),
+                                  seed_value(seed)))
 
 
 def last_position(sentence: Any) -> int:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import html
 import importlib
 import logging
 import os
@@ -20,10 +21,22 @@ os.environ.setdefault("GRADIO_ANALYTICS_CACHE_FREQUENCY", "100")
 # a class's sentences left on shared machines. Off (the API's own /runs page is not part of the lab).
 os.environ.setdefault("GRADIO_RUN_HISTORY", "False")
 
+import anyio.from_thread  # noqa: E402
 import gradio as gr  # noqa: E402
+from fastapi.exceptions import RequestValidationError  # noqa: E402
+from fastapi.responses import JSONResponse  # noqa: E402
+from gradio.context import LocalContext  # noqa: E402
+from starlette.middleware import Middleware  # noqa: E402
 
+from core.config import ConfigError  # noqa: E402
 from core.lab.session import Lab  # noqa: E402
 from core.registry import Registry, load_registry  # noqa: E402
+from core.serve.limits import MAX_BODY_BYTES, BodyLimit, invalid_request_sentence  # noqa: E402
+from core.serve.plugins import AppLab  # noqa: E402
+from core.serve.slots import CPU, queue_lender  # noqa: E402
+
+from .common import APOLOGY, CPU_GROUP, one_sentence  # noqa: E402
+from .inputs import check_inputs, unreadable  # noqa: E402
 
 log = logging.getLogger("attention_lab.ui")
 
@@ -54,18 +67,69 @@ class AppContext:
 
     def __post_init__(self) -> None:
         if self.lab is None:
-            self.lab = Lab(self.registry)
+            self.lab = AppLab(self.registry)  # a third-party variant's requests run in its plugin's worker
+
+
+# What one person can make the server keep (see docs/reliability.md for the measured bounds).
+SESSIONS_KEPT = 256  # Gradio keeps ~330 KB per session (its copy of every component); the app needs none of it
+MAX_FILE_BYTES = 16_384  # no control takes a file: /gradio_api/upload gets almost nothing
+DELETE_CACHE = (600, 3600)  # every 10 minutes, delete the files the app handed out more than an hour ago
+
+
+class LabBlocks(gr.Blocks):
+    """gr.Blocks whose every event answers a person in one sentence: values checked before Gradio reads them,
+    and no raw internal message (or traceback) ever reaches the page."""
+
+    async def preprocess_data(self, block_fn, inputs, state, explicit_call=False):
+        try:
+            inputs = check_inputs(block_fn, inputs, state)
+        except ConfigError as exc:
+            if getattr(block_fn.fn, "never_raises", False):  # unqueued: its handler checks and says it (pinned)
+                return await super().preprocess_data(block_fn, inputs, state, explicit_call)
+            raise gr.Error(html.escape(one_sentence(str(exc)), quote=False), print_exception=False) from None
+        try:
+            return await super().preprocess_data(block_fn, inputs, state, explicit_call)
+        except gr.Error:
+            raise
+        except Exception as exc:  # a control these checks do not know, reading a value it cannot take
+            raise gr.Error(html.escape(unreadable(block_fn, inputs, exc), quote=False), print_exception=False) from None
+
+    async def process_api(self, *args, **kwargs):
+        try:
+            return await super().process_api(*args, **kwargs)
+        except gr.Error as exc:
+            if one_sentence(exc.message) == exc.message:
+                raise
+            raise gr.Error(one_sentence(exc.message), print_exception=False) from None
+        except Exception:  # a bug: logged here, one apology there, and the app keeps serving
+            log.exception("unexpected error in an event")
+            raise gr.Error(APOLOGY, print_exception=False) from None
+
+
+def cpu_group_now():
+    """The CPU group of the app whose event runs in this thread (Gradio's queue), or None outside an event."""
+    queue = getattr(LocalContext.blocks.get(None), "_queue", None)
+    return getattr(queue, "event_queue_per_concurrency_id", {}).get(CPU_GROUP)
+
+
+# a request waiting on a plugin's worker lends its slot; the count changes in the queue's own event loop
+CPU.set_lender(queue_lender(cpu_group_now, anyio.from_thread.run_sync))
 
 
 def build_demo(registry: Registry | None = None) -> gr.Blocks:
     """The whole app as one Blocks; no network, no analytics."""
     ctx = AppContext(registry=registry or load_registry())
-    with gr.Blocks(title="Attention Lab", analytics_enabled=False) as demo:
+    with LabBlocks(title="Attention Lab", analytics_enabled=False, delete_cache=DELETE_CACHE) as demo:
         gr.Markdown("# Attention Lab\nThe attention layer of GPT-style models, one stage at a time.")
         for modname in TABS:
             tab = importlib.import_module(modname)
             with gr.Tab(tab.TITLE) as ctx.tab:
                 tab.build(ctx)
+    for fn in demo.fns.values():  # an unqueued event that fails is an HTTP 500 the page never shows
+        if fn.fn is not None and not getattr(fn.fn, "never_raises", False):
+            fn.queue = True  # queued, its error reaches the page as a sentence
+    if isinstance(ctx.lab, AppLab):
+        ctx.warm[-1:-1] = [ctx.lab.guard.warm]  # start the plugins' workers; the training stays last
     demo.lab_warm = ctx.warm  # for launch(): the tabs' defaults, computed after the first page is served
     return demo
 
@@ -76,9 +140,22 @@ def launch_options() -> dict[str, Any]:
         "theme": gr.themes.Default(font=["ui-sans-serif", "system-ui", "sans-serif"],
                                    font_mono=["ui-monospace", "monospace"]),  # no Google Fonts download
         "ssr_mode": False,
-        "show_error": True,  # gr.Error messages reach the page; they are one escaped sentence, never a traceback
         "run_history": False,  # see GRADIO_RUN_HISTORY above
+        # gr.Error messages (one escaped sentence each) reach the page either way; any other exception's
+        # text never does: LabBlocks turns it into one apology, and show_error=False keeps it from the page
+        "show_error": False,
+        "state_session_capacity": SESSIONS_KEPT,
+        "max_file_size": MAX_FILE_BYTES,
+        "app_kwargs": {  # fresh for each launch: Gradio adds to this dict
+            "middleware": [Middleware(BodyLimit, max_bytes=MAX_BODY_BYTES)],
+            "exception_handlers": {RequestValidationError: _invalid_request},
+        },
     }
+
+
+async def _invalid_request(request, exc: RequestValidationError) -> JSONResponse:
+    """FastAPI's 422 (a body that is not what the route takes) as one sentence."""
+    return JSONResponse({"detail": invalid_request_sentence(exc.errors())}, status_code=422)
 
 
 def launch(demo: gr.Blocks, **kwargs) -> None:

@@ -6,7 +6,7 @@ import gradio as gr
 
 from core.serve import views
 
-from .common import CPU_GROUP, CPU_LIMIT, api_accordion, export_button, user_errors, view
+from .common import CPU_GROUP, CPU_LIMIT, api_accordion, export_button, never_raises, user_errors, view
 
 TITLE = "Causality"
 MAX_POSITION = 63  # the longest sentence the lab reads has 64 tokens
@@ -50,6 +50,7 @@ def build(ctx) -> None:
         v = views.causality(ctx.lab, sentence, position, replacement, causal, variant)
         return v.bars, v.dependency, v.summary, v.payload
 
+    @never_raises  # position_range answers any value
     def positions(sentence, position):
         """The slider ranges over the sentence's tokens; a position past the end moves to the last token."""
         last, value = views.position_range(sentence, position)

@@ -5,6 +5,7 @@ from __future__ import annotations
 import functools
 import html
 import logging
+import re
 
 import gradio as gr
 
@@ -18,14 +19,18 @@ log = logging.getLogger("attention_lab.ui")
 # short and CPU-bound (torch + matplotlib), and this app targets a 2-core machine: every tab's
 # compute event shares ONE group of 2 workers, one per core, so 30 students queue fairly instead of
 # oversubscribing the CPU. Repeated requests are LRU cache hits and leave the queue in milliseconds.
+# A request for a plugin's variant that waits on the plugin's worker process lends its slot to the
+# next request meanwhile (core.serve.slots, wired in app.py): a plugin that hangs slows nobody else.
 CPU_GROUP = "lab-cpu"
 CPU_LIMIT = 2
-# Training experiments take 10-20 s of CPU each. In the shared group two of them would hold both
-# workers and every heatmap in the class would wait behind them, so they get their own group of ONE
-# (on one torch thread): interactive tabs keep their two workers, and a second student asking for the
-# same run waits for the first and then gets its cached result.
+# Training experiments take 10-20 s of CPU each, in a worker process. They have their own group, so
+# they never hold the CPU group's slots while a class waits for heatmaps. Inside it, one run trains at
+# a time and each session may have one training waiting or running (core.serve.runs); a finished run
+# is answered from the cache at once, so the group lets several events in: most are cache hits.
 TRAINING_GROUP = "lab-training"
-TRAINING_LIMIT = 1
+TRAINING_LIMIT = 6
+MAX_ERROR_CHARS = 200
+APOLOGY = "Something went wrong computing this view; try other settings."
 
 
 API = "For scripts (API)"  # the accordion on each tab that holds what a script needs, not a student
@@ -60,8 +65,17 @@ def export_button(source: gr.HTML, elem_id: str) -> None:
     button.click(save, source, file, api_visibility="private", concurrency_id=CPU_GROUP, concurrency_limit=CPU_LIMIT)
 
 
+def one_sentence(message: str) -> str:
+    """An error as a person reads it: one line, long quotes cut to an excerpt, at most MAX_ERROR_CHARS."""
+    text = " ".join(str(message).split())
+    text = re.sub(r"'([^']{40,})'", lambda m: "'" + m.group(1)[:30] + "…'", text)
+    if len(text) > MAX_ERROR_CHARS:
+        text = text[:199] + "…"
+    return text
+
+
 def user_errors(fn):
-    """Turn a person's mistake into gr.Error with one escaped sentence; anything else into a short apology."""
+    """Turn a person's mistake into gr.Error with one escaped sentence (at most ~200 characters); a bug into an apology."""
 
     @functools.wraps(fn)
     def wrapper(*args, **kwargs):
@@ -69,12 +83,11 @@ def user_errors(fn):
             return fn(*args, **kwargs)
         except gr.Error:
             raise
-        except (ConfigError, ValueError, TypeError) as exc:
-            raise gr.Error(html.escape(str(exc), quote=False), print_exception=False) from None
+        except ConfigError as exc:
+            raise gr.Error(html.escape(one_sentence(str(exc)), quote=False), print_exception=False) from None
         except Exception:  # a bug: log it, keep serving, never show a traceback
             log.exception("unexpected error in %s", fn.__name__)
-            raise gr.Error("Something went wrong computing this view; try other settings.",
-                           print_exception=False) from None
+            raise gr.Error(APOLOGY, print_exception=False) from None
 
     return wrapper
 
@@ -99,10 +112,17 @@ def sentence_not_error(fn, n_outputs: int):
         try:
             return (*fn(*args), gr.update(visible=False))
         except (ConfigError, ValueError, TypeError) as exc:
-            sentence = str(exc)
+            sentence = one_sentence(str(exc))
         except Exception:  # a bug: log it, keep serving, never show a traceback
             log.exception("unexpected error in %s", fn.__name__)
             sentence = APOLOGY
         return (*(gr.skip() for _ in range(n_outputs)), gr.update(value=sentence, visible=True))
 
-    return wrapper
+    return never_raises(wrapper)
+
+
+def never_raises(fn):
+    """Mark a handler that answers every value without raising: it may skip the queue (an unqueued event that
+    raised would be an HTTP 500 the page never shows), and its values reach it unchecked: it checks them."""
+    fn.never_raises = True
+    return fn

@@ -46,6 +46,8 @@ def _words(s: dict, cached: bool) -> str:
 
 def _scale_words(s: dict, cached: bool) -> str:
     state = "served from the cache." if cached else f"{s['steps_done']} steps in {s['seconds']} s."
+    if s["stopped"]:
+        state += " Stopped: not cached."
     mw, g = s["max_weight"], s["softmax_input_grad_norm"]
     if not mw:
         return state
@@ -62,12 +64,13 @@ def _snapshots(runs, total: int, progress) -> Iterator[tuple[ex.MaskRun | ex.Sca
         yield run, cached
 
 
-def run_mask(steps: float = ex.MaskParams.steps, seed: float = 0, progress=gr.Progress()):
+def run_mask(steps: float = ex.MaskParams.steps, seed: float = 0, request: gr.Request = None,
+             progress=gr.Progress()):
     """Train both models; yields the growing figure. JSON: final losses, samples, seconds."""
     try:
         steps, seed = ex.check_params("mask", steps, seed)
         p = ex.MaskParams(steps=steps, seed=seed)
-        for run, cached in _snapshots(shared_mask_experiment(p), p.steps, progress):
+        for run, cached in _snapshots(shared_mask_experiment(p, session=_session(request)), p.steps, progress):
             s = ex.mask_summary(run)
             yield (chart("mask", run), _words(s, cached), run.samples.get("masked", ""),
                    run.samples.get("unmasked", ""), {**s, "cached": cached})
@@ -75,16 +78,34 @@ def run_mask(steps: float = ex.MaskParams.steps, seed: float = 0, progress=gr.Pr
         raise _fail(exc) from None
 
 
-def run_scale(steps: float = ex.ScaleParams.steps, seed: float = 0, progress=gr.Progress()):
+def run_scale(steps: float = ex.ScaleParams.steps, seed: float = 0, request: gr.Request = None,
+              progress=gr.Progress()):
     """Train the scaled and unscaled models; yields the growing figures. JSON: final statistics."""
     try:
         steps, seed = ex.check_params("scale", steps, seed)
         p = ex.ScaleParams(steps=steps, seed=seed)
-        for run, cached in _snapshots(shared_scale_experiment(p), p.steps, progress):
+        for run, cached in _snapshots(shared_scale_experiment(p, session=_session(request)), p.steps, progress):
             s = ex.scale_summary(run)
             yield chart("scale", run), _scale_words(s, cached), {**s, "cached": cached}
     except Exception as exc:
         raise _fail(exc) from None
+
+
+def _session(request: gr.Request | None) -> str | None:
+    """Who asks: one training waiting or running per session (core.serve.runs)."""
+    return getattr(request, "session_hash", None)
+
+
+def stop_mask(summary: dict | None):
+    """After Stop: the JSON and the words say the run was stopped."""
+    s = ex.stopped_summary(summary)
+    return s, _words(s, bool(s.get("cached"))) if isinstance(s, dict) and "train_loss" in s else gr.skip()
+
+
+def stop_scale(summary: dict | None):
+    """After Stop: the JSON and the words say the run was stopped."""
+    s = ex.stopped_summary(summary)
+    return s, _scale_words(s, bool(s.get("cached"))) if isinstance(s, dict) and "max_weight" in s else gr.skip()
 
 
 def _controls(kind: str, max_steps: int, steps: int) -> tuple[gr.Slider, gr.Number, gr.Button, gr.Button]:
@@ -111,7 +132,7 @@ def build(ctx) -> None:
             m_json = gr.JSON(label="JSON (the /mask_experiment API output)", open=False)
         m_run = m_go.click(run_mask, [m_steps, m_seed], [m_plot, m_words, m_masked, m_unmasked, m_json],
                            api_name="mask_experiment", **cpu)
-        m_stop.click(None, None, None, cancels=[m_run], api_visibility="private")
+        m_stop.click(stop_mask, m_json, [m_json, m_words], cancels=[m_run], api_visibility="private")
     with gr.Tab("√d scaling"):
         gr.Markdown(SCALE_INTRO)
         s_steps, s_seed, s_go, s_stop = _controls("scale", ex.MAX_STEPS["scale"], ex.ScaleParams.steps)
@@ -121,5 +142,5 @@ def build(ctx) -> None:
         with api_accordion():
             s_json = gr.JSON(label="JSON (the /scale_experiment API output)", open=False)
         s_run = s_go.click(run_scale, [s_steps, s_seed], [s_plot, s_words, s_json], api_name="scale_experiment", **cpu)
-        s_stop.click(None, None, None, cancels=[s_run], api_visibility="private")
+        s_stop.click(stop_scale, s_json, [s_json, s_words], cancels=[s_run], api_visibility="private")
     ctx.warm.append(warm)  # last: the longest (~17 s in a worker process)

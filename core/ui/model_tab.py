@@ -7,8 +7,8 @@ from functools import lru_cache
 
 import gradio as gr
 
-from core.lab.model_stats import model_size
 from core.model import PRESETS
+from core.serve.plugins import model_size
 from core.serve.views import model_chart
 
 from .common import CPU_GROUP, CPU_LIMIT, api_accordion, export_button, user_errors, view

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import gradio as gr
 
-from core.kit.conformance import check_variant
 from core.kit.report import (
     ERROR_HEADERS,
     PLUGIN_HEADERS,
@@ -16,6 +15,7 @@ from core.kit.report import (
     variant_rows,
 )
 from core.registry import Registry
+from core.serve import plugins
 
 from .common import CPU_GROUP, CPU_LIMIT, user_errors
 
@@ -33,8 +33,10 @@ RELOADED = "Reloaded: {variants} variants from {plugins} plugins, {errors} plugi
 
 
 def run_check(registry: Registry, name: str) -> tuple[str, list[list[str]]]:
-    """The kit's verdict as plain text and one row per check (plugin text is never rendered as HTML)."""
-    report = check_variant(registry.get(name))
+    """The kit's verdict as plain text and one row per check (plugin text is never rendered as HTML).
+
+    A third-party variant is checked in its plugin's worker process, with a time limit (core.serve.plugins)."""
+    report = plugins.check(registry, name)
     return str(report), report_rows(report)
 
 
@@ -68,6 +70,10 @@ def build(ctx) -> None:
         go = gr.Button("Check", variant="primary", elem_id="plugins-check")
     summary = gr.Textbox(label="conformance report", lines=3, interactive=False, elem_id="plugins-report")
     rows = _table(REPORT_HEADERS, [], "every check, in order", "plugins-report-rows")
+    switched_off = gr.Textbox(label="plugins switched off in this run (they kept failing)", interactive=False,
+                              elem_id="plugins-switched-off", value=plugins.switched_off_text(registry))
+    if getattr(ctx, "tab", None) is not None:
+        ctx.tab.select(lambda: plugins.switched_off_text(registry), None, switched_off, api_visibility="private")
 
     @user_errors
     def check(name: str) -> tuple[str, list[list[str]]]:

@@ -4,8 +4,7 @@ from __future__ import annotations
 
 import gradio as gr
 
-from core.lab import steps
-from core.serve import views
+from core.serve import exports, views
 
 from .common import CPU_GROUP, CPU_LIMIT, api_accordion, user_errors, view
 
@@ -37,7 +36,7 @@ def build(ctx) -> None:
         """Every stage of one head, the head sharing / band, and the trace file to download."""
         v = views.step(ctx.lab, sentence, variant, causal, scaled, n_heads, d_model, seed, options, head)
         shown = views.padded(v.stages, len(STAGES))  # a variant may bring fewer stages: the rest stay empty
-        return (gr.update(maximum=v.last_head, value=v.head), v.sharing, steps.trace_file(v.run),
+        return (gr.update(maximum=v.last_head, value=v.head), v.sharing, exports.trace_file(v.run),
                 *[formula for formula, _ in shown], *[data for _, data in shown])
 
     outputs = [head, sharing, download, *formulas, *matrices]

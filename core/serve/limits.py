@@ -1,0 +1,71 @@
+"""What one HTTP request may cost the server before any route reads it: a cap on the body, in one sentence.
+
+Gradio reads a request's JSON body whole, and nothing caps it: twenty 50 MB bodies held a gigabyte.
+This ASGI middleware refuses a body over the cap (413) from its Content-Length, or as soon as a body
+sent without one passes the cap, so it is never read into memory. A request whose body is not what the
+route takes (FastAPI's 422) is answered in one sentence as well.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+MAX_BODY_BYTES = 1 << 20  # a sentence is cut at 4,097 characters anyway; 1 MiB leaves room for any control
+TOO_LARGE = "The request is larger than 1 MiB; the lab reads at most 4,096 characters of a sentence, so send less."
+
+
+class BodyLimit:
+    """ASGI middleware: 413 with one sentence for a body over max_bytes, before the app reads it."""
+
+    def __init__(self, app: Any, max_bytes: int = MAX_BODY_BYTES) -> None:
+        self.app, self.max_bytes = app, max_bytes
+
+    async def __call__(self, scope: dict, receive: Any, send: Any) -> None:
+        if scope["type"] != "http":
+            await self.app(scope, receive, send)
+            return
+        length = dict(scope.get("headers") or []).get(b"content-length")
+        if length is not None and (not length.isdigit() or int(length) > self.max_bytes):
+            await _answer(send, 413, TOO_LARGE)
+            return
+        received, started, refused = 0, False, False
+
+        async def counted() -> dict:
+            """The body as it arrives; past the cap, answer 413 ourselves and tell the app the client left."""
+            nonlocal received, refused
+            if refused:
+                return {"type": "http.disconnect"}
+            message = await receive()
+            if message["type"] == "http.request":
+                received += len(message.get("body", b""))
+                if received > self.max_bytes:
+                    refused = True
+                    if not started:
+                        await _answer(send, 413, TOO_LARGE)
+                    return {"type": "http.disconnect"}
+            return message
+
+        async def watched(message: dict) -> None:
+            nonlocal started
+            if refused:
+                return  # answered already: whatever the app says about the "disconnect" goes nowhere
+            started = started or message["type"] == "http.response.start"
+            await send(message)
+
+        await self.app(scope, counted, watched)
+
+
+async def _answer(send: Any, status: int, sentence: str) -> None:
+    body = json.dumps({"detail": sentence}).encode()
+    await send({"type": "http.response.start", "status": status,
+                "headers": [(b"content-type", b"application/json"), (b"content-length", str(len(body)).encode())]})
+    await send({"type": "http.response.body", "body": body})
+
+
+def invalid_request_sentence(errors: list[dict]) -> str:
+    """FastAPI's list of validation errors as one sentence: the first field and what is wrong with it."""
+    first = errors[0] if errors else {}
+    where = ".".join(str(part) for part in first.get("loc", ()) if part != "body")[:60] or "the body"
+    what = str(first.get("msg", "is not valid"))[:80]
+    return f"The request is not what this endpoint takes: {where}: {what}."

@@ -1,0 +1,290 @@
+"""A third-party plugin's code runs in its own worker process: whatever it does costs only its own requests.
+
+Built-in variants run here, in the server. A variant from any other plugin is built, traced and
+probed in that plugin's worker (core.sandbox.Worker: a time limit, a memory cap, restarted after a
+crash), and what comes back is checked before a view uses it. While a request waits on the worker, its
+queue slot is lent to the next request (core.serve.slots): a plugin that hangs or spins slows nobody.
+A plugin that fails badly (no answer, a crash, out of memory) three times in a row is switched off.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import os
+import pickle
+import threading
+from dataclasses import dataclass, field
+from typing import Any
+
+from ..config import ConfigError, excerpt
+from ..lab import causality, model_stats
+from ..lab.session import CACHE_SIZE, Lab, Request, Run, trace_problem
+from ..registry import Registry, load_registry
+from ..sandbox import SandboxError, Worker
+from ..variant import Variant, one_line
+from .slots import CPU
+
+VIEW_TIMEOUT_S = 5.0  # one view of one sentence: milliseconds for any sane plugin
+SECONDS_ENV = "ATTENTION_LAB_PLUGIN_SECONDS"  # the view's time limit (the others in proportion), to change
+MODEL_TIMEOUT_S = 15.0  # the Model tab builds every layer of a GPT-2-sized model (on the meta device)
+CHECK_TIMEOUT_S = 120.0  # the conformance kit runs many configurations
+MEMORY_MB = 1024  # what a plugin's worker may add to the preloaded torch
+WORKER_NICE = 10  # a plugin that spins gets the cores only when the class does not need them
+WAITING = 2  # requests that may wait for a busy plugin, beyond the one it runs; more are told to retry
+FAILURES_TO_SWITCH_OFF = 3  # time limits, crashes or memory, in a row
+
+
+class PluginFault(ConfigError):
+    """A plugin's code failed or answered nonsense; one sentence that names the plugin and what happened."""
+
+
+@dataclass
+class _Plugin:
+    """One plugin's worker and its record in this run."""
+
+    name: str
+    worker: Worker
+    turn: threading.Lock = field(default_factory=threading.Lock)  # one request in the worker at a time
+    waiting: int = 0  # requests in the worker or waiting for it
+    failures: int = 0  # bad failures in a row
+    off: str = ""  # why it was switched off ("" while it is on)
+
+
+class Guard:
+    """Routes each variant's code: built-ins here, every other plugin's into its worker process."""
+
+    def __init__(self, registry: Registry, memory_mb: int = MEMORY_MB) -> None:
+        self.registry, self.memory_mb = registry, memory_mb
+        scale = float(os.environ.get(SECONDS_ENV) or VIEW_TIMEOUT_S) / VIEW_TIMEOUT_S  # the env sets the view's
+        self.timeouts = {"view": scale * VIEW_TIMEOUT_S, "model": scale * MODEL_TIMEOUT_S,
+                         "check": scale * CHECK_TIMEOUT_S}
+        self._plugins: dict[str, _Plugin] = {}
+        self._lock = threading.Lock()
+        self._sendable: dict[str, Any] = {}  # variant name -> what the worker is sent to find it
+
+    def isolated(self, variant: Any) -> bool:
+        """True when the variant comes from a plugin that is not built in (unknown names: False)."""
+        v = self.registry.variants.get(variant) if isinstance(variant, str) else None
+        if v is None:
+            return False
+        info = self.registry.plugins.get(v.plugin)
+        return not (info is not None and info.builtin)
+
+    def call(self, variant: str, fn: Any, *args: Any, kind: str = "view") -> Any:
+        """fn(registry, *args) in the worker of the variant's plugin, within the time limit of its kind
+        ("view", "model" or "check"); every failure a PluginFault sentence."""
+        timeout = self.timeouts[kind]
+        v = self.registry.get(variant)
+        plugin = self._plugin(v.plugin)
+        with CPU.released():  # waiting on another process: its queue slot goes to the next request meanwhile
+            with self._lock:
+                if plugin.off:
+                    raise PluginFault(plugin.off)
+                if plugin.waiting > WAITING:
+                    raise PluginFault(f"plugin {plugin.name!r} is busy with {plugin.waiting} other requests; "
+                                      "try again in a few seconds.")
+                plugin.waiting += 1
+            try:
+                if not plugin.turn.acquire(timeout=timeout):
+                    raise PluginFault(f"plugin {plugin.name!r} did not answer within {timeout:g} s "
+                                      "(it was busy with other requests).")
+                try:
+                    return self._run(plugin, v, fn, args, timeout)
+                finally:
+                    plugin.turn.release()
+            finally:
+                with self._lock:
+                    plugin.waiting -= 1
+
+    def switched_off(self) -> list[str]:
+        """One sentence per plugin switched off in this run, for the Plugins tab."""
+        with self._lock:
+            return [p.off for p in self._plugins.values() if p.off]
+
+    def warm(self) -> None:
+        """Start every third-party plugin's worker before a student picks one (~1 s each)."""
+        for v in list(self.registry.variants.values()):
+            if self.isolated(v.name):
+                try:
+                    self.call(v.name, _ready, kind="check")
+                except ConfigError:
+                    pass  # the first request says what is wrong
+
+    def close(self) -> None:
+        """End every worker (a later call starts a new one)."""
+        for plugin in list(self._plugins.values()):
+            plugin.worker.close()
+
+    def _plugin(self, name: str) -> _Plugin:
+        with self._lock:
+            if name not in self._plugins:
+                worker = Worker(f"plugin {name!r}", memory_mb=self.memory_mb, nice=WORKER_NICE)
+                self._plugins[name] = _Plugin(name, worker)
+            return self._plugins[name]
+
+    def _run(self, plugin: _Plugin, v: Variant, fn: Any, args: tuple, timeout: float) -> Any:
+        if plugin.off:
+            raise PluginFault(plugin.off)
+        try:
+            result = plugin.worker.call(_in_worker, self._how_to_find(v), fn, args, timeout=timeout)
+        except SandboxError as exc:
+            raise self._failed(plugin, exc) from None
+        except ConfigError:
+            plugin.failures = 0
+            raise  # a setting the variant refuses (or its build() failing): already one sentence
+        except Exception as exc:  # the plugin's forward/trace/bias raised
+            at = next((n[3:] for n in getattr(exc, "__notes__", ()) if n.startswith("at ")), "")
+            raise PluginFault(f"plugin {plugin.name!r} failed: {one_line(exc)[:120]}"
+                              + (f" (at {at})." if at else ".")) from None
+        plugin.failures = 0
+        return result
+
+    def _failed(self, plugin: _Plugin, exc: SandboxError) -> PluginFault:
+        """One sentence for what happened; switch the plugin off when it keeps happening."""
+        at = f" at {exc.where}" if exc.where else ""
+        short, full = {
+            "timeout": (f"did not answer within {plugin_seconds(exc)}",
+                        f"did not answer within {plugin_seconds(exc)}; the lab stopped it"),
+            "memory": ("ran out of memory", f"ran out of memory{at} (a plugin may use {self.memory_mb} MB); "
+                                            "the lab stopped it"),
+            "died": ("ended its process", f"ended its process{at} ({str(exc).rsplit('(', 1)[-1].rstrip(')')})"),
+        }.get(exc.kind, (str(exc).split(":")[0], f"{str(exc)[:100]}{at}; the lab restarted its worker"))
+        with self._lock:
+            plugin.failures += 1
+            if plugin.failures >= FAILURES_TO_SWITCH_OFF and not plugin.off:
+                plugin.off = (f"plugin {plugin.name!r} is switched off for this run: it {short}, "
+                              f"{plugin.failures} times in a row; restart the lab to try it again.")
+        return PluginFault(f"plugin {plugin.name!r} {full}.")
+
+    def _how_to_find(self, v: Variant) -> Any:
+        """The variant itself when it pickles (by reference to its module), else its name (the worker loads it)."""
+        if v.name not in self._sendable:
+            try:
+                pickle.dumps(v)
+                self._sendable[v.name] = v
+            except Exception:  # a lambda or a local class: the worker finds it through the entry points
+                self._sendable[v.name] = v.name
+        return self._sendable[v.name]
+
+
+def plugin_seconds(exc: SandboxError) -> str:
+    """ "5 s" from a time-limit SandboxError's sentence ("... did not answer within 5 s")."""
+    return str(exc).rsplit("within ", 1)[-1]
+
+
+_GUARDS_LOCK = threading.Lock()
+
+
+def guard_for(registry: Registry) -> Guard:
+    """The one Guard of a registry: its plugins' workers belong to the registry that loaded them."""
+    with _GUARDS_LOCK:
+        guard = registry.__dict__.get("_lab_guard")
+        if guard is None:
+            guard = registry.__dict__["_lab_guard"] = Guard(registry)
+        return guard
+
+
+class AppLab(Lab):
+    """The lab as the app serves it: a third-party variant's requests are computed in its plugin's worker."""
+
+    def __init__(self, registry: Registry, cache_size: int = CACHE_SIZE) -> None:
+        super().__init__(registry, cache_size)
+        self.guard = guard_for(registry)
+
+    def _run(self, req: Request) -> Run:
+        if not self.guard.isolated(req.variant):
+            return super()._run(req)
+        plugin = self.registry.get(req.variant).plugin
+        run = self.guard.call(req.variant, _lab_run, req)
+        problem = trace_problem(run) if isinstance(run, Run) else f"a {type(run).__name__}, not a trace"
+        if problem:
+            raise PluginFault(f"plugin {plugin!r} returned {problem}.")
+        return run
+
+
+def switched_off_text(registry: Registry) -> str:
+    """The Plugins tab's line: each plugin switched off in this run and why, or that none is."""
+    return "\n".join(guard_for(registry).switched_off()) or "None: every plugin is answering."
+
+
+def probe(lab: Lab, sentence: Any, position: Any, replacement: Any, causal: Any = True, variant: Any = "multi-head",
+          seed: int = 0) -> causality.CausalityResult:
+    """core.lab.causality.probe, in the plugin's worker when the variant is a third party's."""
+    guard = guard_for(lab.registry)
+    if not guard.isolated(variant):
+        return causality.probe(lab, sentence, position, replacement, causal, variant, seed)
+    result = guard.call(variant, _probe, sentence, position, replacement, causal, variant, seed)
+    if not isinstance(result, causality.CausalityResult):
+        raise PluginFault(f"plugin {lab.registry.get(variant).plugin!r} returned a {type(result).__name__}.")
+    return result
+
+
+def model_size(registry: Registry, preset: Any, variant: Any, n_kv_heads: Any, window: Any) -> tuple:
+    """core.lab.model_stats.model_size, in the plugin's worker when the variant is a third party's."""
+    guard = guard_for(registry)
+    if not guard.isolated(variant):
+        return model_stats.model_size(registry, preset, variant, n_kv_heads, window)
+    return guard.call(variant, _model_size, preset, variant, n_kv_heads, window, kind="model")
+
+
+def check(registry: Registry, name: Any) -> Any:
+    """The conformance kit's report on a variant (core.kit), in the plugin's worker for a third party's."""
+    from ..kit.conformance import check_variant
+
+    guard = guard_for(registry)
+    if not guard.isolated(name):
+        return check_variant(registry.get(name))
+    return guard.call(name, _check, name, kind="check")
+
+
+# ---- what runs in the worker ------------------------------------------------------------
+
+_WORKER_REGISTRIES: dict[str, Registry] = {}
+
+
+def _in_worker(how: Variant | str, fn: Any, args: tuple) -> Any:
+    """In the plugin's worker: the built-ins plus the plugin's variant, then fn(registry, *args)."""
+    name = how.name if isinstance(how, Variant) else how
+    registry = _WORKER_REGISTRIES.get(name)
+    if registry is None:
+        if isinstance(how, Variant):
+            registry = load_registry(entry_points=False)
+            registry.variants[name] = how
+        else:
+            registry = load_registry()
+            if name not in registry.variants:
+                raise ConfigError(f"variant {excerpt(name)} cannot run in a worker process: define its build() at "
+                                  "module level, or install its plugin with an entry point.")
+        _WORKER_REGISTRIES[name] = registry
+    return fn(registry, *args)
+
+
+def _ready(registry: Registry) -> bool:
+    return True
+
+
+def _lab_run(registry: Registry, req: Request) -> Run:
+    """Lab.run without the module (it stays in the worker): tokens, config, x and every stage, compact."""
+    run = Lab(registry, cache_size=1).run(req)
+    trace = type(run.trace)(**{f.name: _compact(getattr(run.trace, f.name))
+                               for f in dataclasses.fields(run.trace)})
+    return dataclasses.replace(run, module=None, x=_compact(run.x), trace=trace)
+
+
+def _compact(t: Any) -> Any:
+    """A tensor detached and copied into its own storage (a view would send the storage it views)."""
+    return t.detach().contiguous().clone() if hasattr(t, "detach") else t
+
+
+def _probe(registry: Registry, *args: Any) -> causality.CausalityResult:
+    return causality.probe(Lab(registry, cache_size=1), *args)
+
+
+def _model_size(registry: Registry, *args: Any) -> tuple:
+    return model_stats.model_size(registry, *args)
+
+
+def _check(registry: Registry, name: str) -> Any:
+    from ..kit.conformance import check_variant
+
+    return check_variant(registry.get(name))
