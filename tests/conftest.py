@@ -36,7 +36,7 @@ def app_url(demo) -> str:
         server_name="127.0.0.1",
         server_port=free_port(),
         quiet=True,
-        **launch_options(),
+        **launch_options(demo),
     )
     yield demo.local_url.rstrip("/") + "/"
     demo.close()

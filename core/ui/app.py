@@ -35,8 +35,10 @@ from core.serve.limits import MAX_BODY_BYTES, BodyLimit, invalid_request_sentenc
 from core.serve.plugins import AppLab  # noqa: E402
 from core.serve.slots import CPU, queue_lender  # noqa: E402
 
-from .common import APOLOGY, CPU_GROUP, one_sentence  # noqa: E402
+from . import i18n  # noqa: E402
+from .common import APOLOGY, CPU_GROUP, never_raises, one_sentence  # noqa: E402
 from .inputs import check_inputs, unreadable  # noqa: E402
+from .localize import first_values, localize, outputs_translated  # noqa: E402
 
 log = logging.getLogger("attention_lab.ui")
 
@@ -94,16 +96,21 @@ class LabBlocks(gr.Blocks):
         except Exception as exc:  # a control these checks do not know, reading a value it cannot take
             raise gr.Error(html.escape(unreadable(block_fn, inputs, exc), quote=False), print_exception=False) from None
 
+    async def postprocess_data(self, block_fn, predictions, state):
+        return await super().postprocess_data(block_fn, outputs_translated(block_fn, predictions), state)
+
     async def process_api(self, *args, **kwargs):
-        try:
-            return await super().process_api(*args, **kwargs)
-        except gr.Error as exc:
-            if one_sentence(exc.message) == exc.message:
-                raise
-            raise gr.Error(one_sentence(exc.message), print_exception=False) from None
-        except Exception:  # a bug: logged here, one apology there, and the app keeps serving
-            log.exception("unexpected error in an event")
-            raise gr.Error(APOLOGY, print_exception=False) from None
+        with i18n.speaking(i18n.locale_of(kwargs.get("request"))):  # the page's language, for every sentence
+            try:
+                return await super().process_api(*args, **kwargs)
+            except gr.Error as exc:
+                sentence = html.escape(i18n.tr(html.unescape(one_sentence(exc.message))), quote=False)
+                if sentence == exc.message:
+                    raise
+                raise gr.Error(sentence, print_exception=False) from None
+            except Exception:  # a bug: logged here, one apology there, and the app keeps serving
+                log.exception("unexpected error in an event")
+                raise gr.Error(i18n.tr(APOLOGY), print_exception=False) from None
 
 
 def cpu_group_now():
@@ -125,6 +132,10 @@ def build_demo(registry: Registry | None = None) -> gr.Blocks:
             tab = importlib.import_module(modname)
             with gr.Tab(tab.TITLE) as ctx.tab:
                 tab.build(ctx)
+        blocks, values = first_values(demo)  # a page in Chinese gets these once it has loaded
+        demo.load(never_raises(lambda: values if i18n.current() != "en" else [gr.skip() for _ in values]),
+                  None, blocks, queue=False, api_visibility="private", show_progress="hidden")
+        demo.lab_texts = localize(demo)
     for fn in demo.fns.values():  # an unqueued event that fails is an HTTP 500 the page never shows
         if fn.fn is not None and not getattr(fn.fn, "never_raises", False):
             fn.queue = True  # queued, its error reaches the page as a sentence
@@ -134,12 +145,15 @@ def build_demo(registry: Registry | None = None) -> gr.Blocks:
     return demo
 
 
-def launch_options() -> dict[str, Any]:
+def launch_options(demo: gr.Blocks | None = None) -> dict[str, Any]:
     """How the app is served everywhere (app.py, tests): a built-in theme with local fonts only, no SSR/Node."""
     return {
         "theme": gr.themes.Default(font=["ui-sans-serif", "system-ui", "sans-serif"],
                                    font_mono=["ui-monospace", "monospace"]),  # no Google Fonts download
         "ssr_mode": False,
+        # the static text in English and Chinese; the page keeps its language in a cookie for the server
+        "i18n": i18n.catalogue(getattr(demo, "lab_texts", set())),
+        "head": i18n.LANG_SCRIPT,
         "run_history": False,  # see GRADIO_RUN_HISTORY above
         # gr.Error messages (one escaped sentence each) reach the page either way; any other exception's
         # text never does: LabBlocks turns it into one apology, and show_error=False keeps it from the page
@@ -168,7 +182,7 @@ def launch(demo: gr.Blocks, **kwargs) -> None:
     demo.launch(
         server_name=os.environ.get("GRADIO_SERVER_NAME", "127.0.0.1"),
         server_port=int(os.environ.get("GRADIO_SERVER_PORT", "7860")),
-        **{**launch_options(), **kwargs, "prevent_thread_lock": True},
+        **{**launch_options(demo), **kwargs, "prevent_thread_lock": True},
     )
     if os.environ.get("ATTENTION_LAB_WARM", "1") != "0":
         warm(getattr(demo, "lab_warm", []))

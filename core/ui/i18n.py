@@ -1,0 +1,172 @@
+"""English and 简体中文 for every visible string: static text through gr.I18n, the server's sentences by request.
+
+Static text (labels, help, tab titles, buttons, the tabs' Markdown) is translated in the browser by
+Gradio's own i18n: the browser's language picks it, and Gradio's Settings has the visible switch.
+Gradio writes the language it shows into `<html lang>`; the page keeps it in a cookie (LANG_SCRIPT),
+so every request says which language its sentences — notes, checks, summaries, errors, the labels of
+a drawn view — must come back in. Untranslated text stays English; a test lists what is missing.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import re
+from collections.abc import Iterator
+from contextlib import contextmanager
+from contextvars import ContextVar
+from functools import lru_cache
+from typing import Any
+
+import gradio as gr
+from gradio.i18n import I18nData
+
+from .zh_cn import EXACT, KEEP, PHRASES, TEMPLATES
+
+LOCALES = ("en", "zh-CN")
+COOKIE = "lab_lang"
+_locale: ContextVar[str] = ContextVar("lab_locale", default="en")
+
+# Kept in step with <html lang> (which Gradio sets from the browser and from its Settings switch), so the
+# server learns the language of the page with every request. Loaded once, in the page's <head>.
+LANG_SCRIPT = f"""<script>(function () {{
+  function keep() {{
+    var lang = document.documentElement.lang || navigator.language || "en";
+    document.cookie = "{COOKIE}=" + encodeURIComponent(lang) + "; path=/; SameSite=Lax";
+  }}
+  keep();
+  new MutationObserver(keep).observe(document.documentElement, {{attributes: true, attributeFilter: ["lang"]}});
+}})();</script>"""
+
+
+def normal(lang: str | None) -> str:
+    """A browser's language tag -> one of LOCALES (any Chinese reads 简体中文; anything else English)."""
+    return "zh-CN" if (lang or "").strip().lower().startswith("zh") else "en"
+
+
+def locale_of(request: Any) -> str:
+    """The language a request's page shows: the cookie the page keeps, else the browser's Accept-Language."""
+    if request is None:
+        return "en"
+    cookies = getattr(request, "cookies", None) or {}
+    if cookies.get(COOKIE):
+        return normal(cookies[COOKIE])
+    headers = getattr(request, "headers", None) or {}
+    first = (headers.get("accept-language") or "").split(",")[0]
+    return normal(first)
+
+
+@contextmanager
+def speaking(locale: str) -> Iterator[None]:
+    """Within this block, tr() answers in locale (an event's thread and the threads it starts)."""
+    token = _locale.set(normal(locale))
+    try:
+        yield
+    finally:
+        _locale.reset(token)
+
+
+def current() -> str:
+    return _locale.get()
+
+
+# ---- translating one text -------------------------------------------------------------------------------
+
+
+def _compile(template: str) -> re.Pattern:
+    parts = re.split(r"\{(\w+)\}", template)
+    pattern = "".join(re.escape(p) if i % 2 == 0 else f"(?P<{p}>.+?)" for i, p in enumerate(parts))
+    return re.compile(pattern + r"\Z", re.S)
+
+
+@lru_cache(maxsize=1)
+def _templates() -> list[tuple[re.Pattern, str]]:
+    return [(_compile(en), zh) for en, zh in TEMPLATES]
+
+
+_SENTENCE_END = re.compile(r"(?<=[.!?:;)])\s+(?=[A-Z(\"'`*])")
+_NAME = re.compile(r"[#\w.\-|/]*[_.\-|/#\d][#\w.\-|/]*\Z")  # W_key, gpt2-small, attention_plugins.gqa, out0
+
+
+def is_name(text: str) -> bool:
+    """A name shown as itself in every language: an identifier, a variant or a package, a colour."""
+    t = text.strip()
+    return t in KEEP or bool(_NAME.match(t))
+
+
+@lru_cache(maxsize=4096)
+def zh(text: str) -> str | None:
+    """The Chinese of one English text: exact, or a template (its values translated too), or line by line,
+    or sentence by sentence; None when some part has no translation."""
+    if text in EXACT:
+        return EXACT[text]
+    stripped = text.strip()
+    if not stripped or not re.search(r"[A-Za-z]", stripped) or is_name(stripped):
+        return text  # numbers, symbols, names, Chinese already
+    if stripped != text:
+        inner = zh(stripped)
+        return None if inner is None else text.replace(stripped, inner)
+    for pattern, target in _templates():
+        m = pattern.match(text)
+        if m:
+            values = {k: _value(v) for k, v in m.groupdict().items()}
+            if all(v is not None for v in values.values()):
+                return target.format(**values)
+    for splitter, joiner in ((re.compile(r"\n"), "\n"), (_SENTENCE_END, "")):
+        pieces = splitter.split(text)
+        if len(pieces) > 1:
+            done = [zh(p) for p in pieces]
+            return joiner.join(done) if all(d is not None for d in done) else None
+    return None
+
+
+def _value(value: str) -> str | None:
+    """A value a template caught: a text of its own, or a list of known phrases and numbers, or a name."""
+    whole = zh(value)
+    if whole is not None:
+        return whole
+    out = value
+    for phrase in sorted(PHRASES, key=len, reverse=True):
+        out = re.sub(rf"(?<![\w']){re.escape(phrase)}(?![\w'])", PHRASES[phrase], out)
+    leftover = [w for w in re.findall(r"[A-Za-z][\w\-.]*", out) if not is_name(w)]
+    return out if not leftover else None
+
+
+def tr(text: str, locale: str | None = None) -> str:
+    """text in the request's language (or locale's); unchanged when it is English or has no translation."""
+    if (locale or current()) != "zh-CN" or not isinstance(text, str):
+        return text
+    return zh(text) or text
+
+
+def missing(text: str) -> bool:
+    """True when text is English a Chinese reader would see untranslated."""
+    return zh(text) is None
+
+
+# ---- static text, in the browser ---------------------------------------------------------------------------
+
+
+def key(text: str) -> str:
+    """The gr.I18n key of an English text (no dots: svelte-i18n reads dots as nesting)."""
+    return "al_" + hashlib.blake2b(text.encode(), digest_size=6).hexdigest()
+
+
+def static(text: Any) -> Any:
+    """A static English text as a translation key the page resolves; anything else unchanged."""
+    if isinstance(text, str) and re.search(r"[A-Za-z]", text) and not text.startswith("__i18n__"):
+        return I18nData(key(text))
+    return text
+
+
+def catalogue(texts: set[str]) -> gr.I18n:
+    """gr.I18n holding texts in English and in Chinese (English where a translation is missing)."""
+    en = {key(t): t for t in texts}
+    zh_cn = {key(t): (zh(t) or t) for t in texts}
+    return gr.I18n(en=en, **{"zh-CN": zh_cn})
+
+
+def leftover(text: str) -> list[str]:
+    """English words left in a text a Chinese reader sees (names, kept terms, quoted tokens and {slots} excepted)."""
+    bare = re.sub(r"\{\w+\}|'[^']*'|\"[^\"]*\"|`[^`]*`", " ", text)
+    chunks = (c.rstrip(".-") for c in re.findall(r"[#\w][\w\-.#]*", bare))
+    return [c for c in chunks if re.search(r"[A-Za-z]{2}", c) and not is_name(c)]

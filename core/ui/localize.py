@@ -1,0 +1,102 @@
+"""The whole app in the reader's language: static text as gr.I18n keys, every event's output translated on its way out."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import gradio as gr
+
+from . import i18n
+
+# What a person reads in a drawn view's dict; tokens, numbers and ids are never translated.
+_VIEW_SKIP = {"rows", "cols", "tokens", "stamp", "kind", "values", "blocked", "extra", "scale", "stops", "f32", "u8",
+              "shape", "x", "y", "categories", "selected", "head_colors", "color", "dash", "swatch", "labels_rows"}
+_UPDATE_TEXT = ("value", "label", "info", "placeholder")
+
+
+def localize(demo: gr.Blocks) -> set[str]:
+    """Replace every static English text of demo's blocks by its translation key; returns the texts (for the catalogue)."""
+    texts: set[str] = set()
+
+    def keyed(text: Any) -> Any:
+        new = i18n.static(text)
+        if new is not text:
+            texts.add(text)
+        return new
+
+    for block in demo.blocks.values():
+        for attr in ("label", "info", "placeholder"):
+            if isinstance(getattr(block, attr, None), str):
+                setattr(block, attr, keyed(getattr(block, attr)))
+        if "al-example" in (block.elem_classes or []):
+            continue  # an example sentence is text to read the model on, in its own language
+        if isinstance(block, (gr.Markdown, gr.Button)) and isinstance(block.value, str):
+            block.value = keyed(block.value)  # (a DownloadButton is a Button: its value is a file, never text)
+        if isinstance(block, (gr.Dropdown, gr.Radio)) and block.choices:  # a name shown as itself stays a name
+            block.choices = [(label if label == value else keyed(label), value) for label, value in block.choices]
+    return texts
+
+
+def static_texts(demo: gr.Blocks) -> list[str]:
+    """Every English text a page shows before any event: the keys' texts (for tests and the catalogue)."""
+    return sorted(t for t in getattr(demo, "lab_texts", set()))
+
+
+def translated(block: Any, value: Any) -> Any:
+    """One event output in the request's language (unchanged in English, and for JSON, files and inputs)."""
+    if i18n.current() == "en" or value is None:
+        return value
+    if isinstance(block, (gr.JSON, gr.File, gr.DownloadButton, gr.State)):
+        return value  # the API's numbers and names stay as documented
+    if isinstance(block, gr.Textbox) and block.interactive is not False:
+        return value  # what a person typed (or an options box an event writes) is theirs
+    if isinstance(value, dict) and value.get("__type__") == "update":
+        return {k: (translated(block, v) if k in _UPDATE_TEXT else v) for k, v in value.items()}
+    return _walk(value)
+
+
+def _walk(value: Any) -> Any:
+    if isinstance(value, str):
+        return i18n.tr(value)
+    if isinstance(value, dict):
+        if value.get("__type__"):
+            return value
+        return {k: (v if k in _VIEW_SKIP else _walk(v)) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return type(value)(_walk(v) for v in value)
+    if hasattr(value, "columns") and hasattr(value, "map"):  # a pandas DataFrame: its headers and text cells
+        frame = value.map(lambda v: i18n.tr(v) if isinstance(v, str) else v)
+        frame.columns = [i18n.tr(c) if isinstance(c, str) else c for c in frame.columns]
+        return frame
+    return value
+
+
+def outputs_translated(block_fn: Any, predictions: Any) -> Any:
+    """An event's outputs (a list, a tuple or a dict by component) in the request's language."""
+    if i18n.current() == "en":
+        return predictions
+    outputs = list(block_fn.outputs)
+    if isinstance(predictions, dict):
+        return {b: translated(b, v) for b, v in predictions.items()}
+    if isinstance(predictions, (list, tuple)) and len(predictions) == len(outputs):
+        return type(predictions)(translated(b, v) for b, v in zip(outputs, predictions, strict=True))
+    if len(outputs) == 1:
+        return translated(outputs[0], predictions)
+    return predictions
+
+
+def first_values(demo: gr.Blocks) -> tuple[list[Any], list[Any]]:
+    """The outputs whose first value is server text (checks, notes, tables, drawn views) and those values,
+    so a page in another language can have them translated once it has loaded."""
+    blocks, values = [], []
+    for block in demo.blocks.values():
+        if isinstance(block, (gr.JSON, gr.File, gr.DownloadButton, gr.State, gr.Markdown, gr.Button)):
+            continue
+        value = getattr(block, "value", None)
+        if isinstance(block, gr.Textbox) and (block.interactive is not False or not value):
+            continue
+        if isinstance(block, gr.Dataframe) or (isinstance(block, gr.HTML) and isinstance(value, dict)) or (
+                isinstance(block, gr.Textbox) and isinstance(value, str)):
+            blocks.append(block)
+            values.append(value)
+    return blocks, values
