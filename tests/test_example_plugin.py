@@ -61,7 +61,9 @@ def test_the_app_offers_alibi_with_its_own_slope_control(alibi_registry):
     blocks = build_demo(alibi_registry).blocks.values()
     dropdown_choices = [{c[1] for c in b.choices} for b in blocks if isinstance(b, gr.Dropdown)]
     assert any("alibi" in choices and "multi-head" in choices for choices in dropdown_choices)
-    slope = [b for b in blocks if str(getattr(b, "label", "")).startswith("slope")]
+    from core.ui.i18n import english
+
+    slope = [b for b in blocks if str(english(getattr(b, "label", ""))).startswith("slope")]
     assert slope and slope[0].value == 0.5
 
 

@@ -36,7 +36,7 @@ from core.serve.plugins import AppLab  # noqa: E402
 from core.serve.slots import CPU, queue_lender  # noqa: E402
 
 from . import i18n  # noqa: E402
-from .common import APOLOGY, CPU_GROUP, never_raises, one_sentence  # noqa: E402
+from .common import APOLOGY, CPU_GROUP, Refused, never_raises, one_sentence  # noqa: E402
 from .inputs import check_inputs, unreadable  # noqa: E402
 from .localize import first_values, localize, outputs_translated  # noqa: E402
 
@@ -86,8 +86,8 @@ class LabBlocks(gr.Blocks):
         try:
             inputs = check_inputs(block_fn, inputs, state)
         except ConfigError as exc:
-            if getattr(block_fn.fn, "never_raises", False):  # unqueued: its handler checks and says it (pinned)
-                return await super().preprocess_data(block_fn, inputs, state, explicit_call)
+            if getattr(block_fn.fn, "never_raises", False):  # unqueued: its handler pins the sentence
+                return [Refused(one_sentence(str(exc)))] * len(inputs)
             raise gr.Error(html.escape(one_sentence(str(exc)), quote=False), print_exception=False) from None
         try:
             return await super().preprocess_data(block_fn, inputs, state, explicit_call)

@@ -105,8 +105,8 @@ def build(ctx) -> None:
 
     trained = trained_panel.build(ctx)
     weights.change(
-        never_raises(lambda w: (gr.update(visible=w == trained_panel.RANDOM),
-                                gr.update(visible=w == trained_panel.TRAINED))),
+        never_raises(lambda w: (gr.update(visible=w == trained_panel.RANDOM), gr.update(visible=w == trained_panel.TRAINED))
+                     if isinstance(w, str) else (gr.skip(), gr.skip())),
         weights, [random_view, trained.column], api_visibility="private", queue=False,
     ).then(trained.fill, [weights, trained.sentence], trained.filled, api_visibility="private",
            concurrency_id=CPU_GROUP, concurrency_limit=CPU_LIMIT, show_progress="minimal")

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import functools
 import html
 import logging
@@ -109,6 +110,9 @@ def sentence_not_error(fn, n_outputs: int):
 
     @functools.wraps(fn)
     def wrapper(*args):
+        refused = next((a for a in args if isinstance(a, Refused)), None)
+        if refused is not None:  # a value its control cannot hold (a hand-made request): said, not computed
+            return (*(gr.skip() for _ in range(n_outputs)), gr.update(value=refused.sentence, visible=True))
         try:
             return (*fn(*args), gr.update(visible=False))
         except (ConfigError, ValueError, TypeError) as exc:
@@ -119,6 +123,13 @@ def sentence_not_error(fn, n_outputs: int):
         return (*(gr.skip() for _ in range(n_outputs)), gr.update(value=sentence, visible=True))
 
     return never_raises(wrapper)
+
+
+@dataclasses.dataclass(frozen=True)
+class Refused:
+    """What a never-raising handler receives instead of values that failed their controls' checks: the sentence."""
+
+    sentence: str
 
 
 def never_raises(fn):

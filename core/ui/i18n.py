@@ -45,6 +45,8 @@ def normal(lang: str | None) -> str:
 
 def locale_of(request: Any) -> str:
     """The language a request's page shows: the cookie the page keeps, else the browser's Accept-Language."""
+    if isinstance(request, list):  # a batch: its first request speaks for it
+        request = request[0] if request else None
     if request is None:
         return "en"
     cookies = getattr(request, "cookies", None) or {}
@@ -73,8 +75,7 @@ def current() -> str:
 
 
 def _compile(template: str) -> re.Pattern:
-    parts = re.split(r"\{(\w+)\}", template)
-    pattern = "".join(re.escape(p) if i % 2 == 0 else f"(?P<{p}>.+?)" for i, p in enumerate(parts))
+    pattern = re.sub(r"\\\{(\w+)\\\}", r"(?P<\1>.+?)", re.escape(template))  # each {name} catches a value
     return re.compile(pattern + r"\Z", re.S)
 
 
@@ -151,11 +152,20 @@ def key(text: str) -> str:
     return "al_" + hashlib.blake2b(text.encode(), digest_size=6).hexdigest()
 
 
+_ENGLISH: dict[str, str] = {}  # key -> its English text
+
+
 def static(text: Any) -> Any:
     """A static English text as a translation key the page resolves; anything else unchanged."""
     if isinstance(text, str) and re.search(r"[A-Za-z]", text) and not text.startswith("__i18n__"):
+        _ENGLISH[key(text)] = text
         return I18nData(key(text))
     return text
+
+
+def english(value: Any) -> Any:
+    """The English text behind a translation key (a label read by code, not by a person); anything else unchanged."""
+    return _ENGLISH.get(value.key, value) if isinstance(value, I18nData) else value
 
 
 def catalogue(texts: set[str]) -> gr.I18n:

@@ -1,0 +1,81 @@
+"""A browser whose language is Chinese sees the whole app in Chinese; Gradio's Settings switch turns it to English."""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+
+from core.ui import i18n
+from tests.test_browser import ARGS, CHROMIUM, TIMEOUT, VIEW, redrawn, stamp
+from tests.test_i18n import data_words
+
+pytestmark = pytest.mark.browser
+CJK = re.compile(r"[\u4e00-\u9fff]")
+
+
+@pytest.fixture(scope="module")
+def zh_page(app_url):
+    from playwright.sync_api import sync_playwright
+
+    with sync_playwright() as p:
+        browser = p.chromium.launch(executable_path=CHROMIUM, args=ARGS)
+        context = browser.new_context(locale="zh-CN", viewport={"width": 1400, "height": 1000})
+        page = context.new_page()
+        page.set_default_timeout(TIMEOUT)
+        page.goto(app_url)
+        page.wait_for_selector(f"{VIEW}[data-stamp]:not([data-stamp=''])")
+        yield page
+        browser.close()
+
+
+def english_on_screen(page, selector: str) -> list[str]:
+    """English words a reader sees inside selector (the model's words and kept names excepted)."""
+    text = page.locator(selector).first.inner_text()
+    words = data_words()
+    return sorted({w for line in text.splitlines() for w in i18n.leftover(line) if w.lower() not in words})
+
+
+def test_a_chinese_browser_reads_the_attention_tab_in_chinese(zh_page):
+    page = zh_page
+    assert page.evaluate("document.documentElement.lang") == "zh-CN"
+    assert page.get_by_role("tab", name=i18n.tr("Step through", "zh-CN")).is_visible()
+    page.wait_for_function("() => /[\\u4e00-\\u9fff]/.test(document.querySelector('#check textarea').value)")
+    old = stamp(page)
+    page.locator("#sentence textarea").fill("the cat sat on the mat")
+    redrawn(page, old)
+    page.wait_for_function("() => /[\\u4e00-\\u9fff]/.test(document.querySelector('#check textarea').value)")
+    left = english_on_screen(page, "#attention-heatmaps")  # titles, legend, colour scale, hover texts
+    assert not left, left
+    tab = page.locator("[role=tabpanel]").first
+    assert CJK.search(tab.inner_text())
+    left = english_on_screen(page, "[role=tabpanel]")
+    assert not left, left
+
+
+def test_every_tab_opens_in_chinese(zh_page):
+    page = zh_page
+    names = [t.inner_text() for t in page.get_by_role("tab").all()]
+    assert names and all(CJK.search(n) for n in names), names
+    for name in names[1:]:
+        page.get_by_role("tab", name=name).click()
+        page.wait_for_timeout(1500)
+        panel = page.locator("[role=tabpanel]:visible").first
+        left = english_on_screen(page, "[role=tabpanel]:visible")
+        assert CJK.search(panel.inner_text()) and not left, (name, left)
+    page.get_by_role("tab", name=names[0]).click()
+
+
+def test_the_settings_switch_turns_the_page_and_the_servers_sentences_to_english(zh_page):
+    page = zh_page
+    page.get_by_text(re.compile("^设置$")).first.click()  # Gradio's Settings, in the footer
+    page.get_by_role("combobox", name="Language").click()
+    page.get_by_role("option", name="English", exact=True).click()
+    page.wait_for_function("() => document.documentElement.lang === 'en'")
+    page.keyboard.press("Escape")
+    assert "lab_lang=en" in page.evaluate("document.cookie")
+    assert page.get_by_role("tab", name="Step through").is_visible()
+    old = stamp(page)
+    page.locator("#sentence textarea").fill("the dog sat on the mat")
+    redrawn(page, old)
+    page.wait_for_function("() => /every row sums to 1/.test(document.querySelector('#check textarea').value)")
