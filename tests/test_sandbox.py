@@ -157,7 +157,7 @@ def test_children_do_not_rerun_the_main_script(tmp_path, how):
 
 @pytest.fixture
 def worker():
-    from core.sandbox import Worker
+    from core.worker import Worker
 
     w = Worker("plugin 'x'", memory_mb=512)
     yield w
