@@ -78,9 +78,19 @@ def _compile(template: str) -> re.Pattern:
     return re.compile(pattern + r"\Z", re.S)
 
 
+_KEPT_SLOT = re.compile(r"(['\"`])\{(\w+)\}\1|\{(\w+)\}(?==)|(?<==)\{(\w+)\}")
+_QUOTED = re.compile(r"'[^']*'|\"[^\"]*\"|`[^`]*`")
+
+
+def _kept(template: str) -> set[str]:
+    """Slots whose value is shown as it is: a quoted one ('{q}', `{code}`), the reader's own text; either side
+    of KEY=VALUE ({name}={value}), a field and the value sent."""
+    return {next(g for g in m.groups()[1:] if g) for m in _KEPT_SLOT.finditer(template)}
+
+
 @lru_cache(maxsize=1)
-def _templates() -> list[tuple[re.Pattern, str]]:
-    return [(_compile(en), zh) for en, zh in TEMPLATES]
+def _templates() -> list[tuple[re.Pattern, str, set[str]]]:
+    return [(_compile(en), zh, _kept(en)) for en, zh in TEMPLATES]
 
 
 _SENTENCE_END = re.compile(r"(?<=[.!?:;)])\s+(?=[A-Z(\"'`*])")
@@ -105,10 +115,10 @@ def zh(text: str) -> str | None:
     if stripped != text:
         inner = zh(stripped)
         return None if inner is None else text.replace(stripped, inner)
-    for pattern, target in _templates():
+    for pattern, target, kept in _templates():
         m = pattern.match(text)
         if m:
-            values = {k: _value(v) for k, v in m.groupdict().items()}
+            values = {k: (v if k in kept else _value(v)) for k, v in m.groupdict().items()}
             if all(v is not None for v in values.values()):
                 return target.format(**values)
     for splitter, joiner in ((re.compile(r"\n"), "\n"), (_SENTENCE_END, "")):
@@ -120,7 +130,10 @@ def zh(text: str) -> str | None:
 
 
 def _value(value: str) -> str | None:
-    """A value a template caught: a text of its own, or a list of known phrases and numbers, or a name."""
+    """A value a template caught: a text of its own, or a list of known phrases and numbers, or a name, or
+    a quoted text (a value as an error quotes it: what the reader typed)."""
+    if _QUOTED.fullmatch(value.strip()):
+        return value
     whole = zh(value)
     if whole is not None:
         return whole
@@ -166,7 +179,8 @@ def catalogue(texts: set[str]) -> gr.I18n:
 
 
 def leftover(text: str) -> list[str]:
-    """English words left in a text a Chinese reader sees (names, kept terms, quoted tokens and {slots} excepted)."""
-    bare = re.sub(r"\{\w+\}|'[^']*'|\"[^\"]*\"|`[^`]*`", " ", text)
+    """English words left in a text a Chinese reader sees (names, kept terms, quoted tokens, {slots} and the
+    KEY=VALUE a field was sent as excepted)."""
+    bare = re.sub(r"\{\w+\}|'[^']*'|\"[^\"]*\"|`[^`]*`|\b\w+=[^\s,;)]*", " ", text)
     chunks = (c.rstrip(".-") for c in re.findall(r"[#\w][\w\-.#]*", bare))
     return [c for c in chunks if re.search(r"[A-Za-z]{2}", c) and not is_name(c)]

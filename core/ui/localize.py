@@ -12,6 +12,9 @@ from . import i18n
 _VIEW_SKIP = {"rows", "cols", "tokens", "stamp", "kind", "values", "blocked", "extra", "scale", "stops", "f32", "u8",
               "shape", "x", "y", "categories", "selected", "head_colors", "color", "dash", "swatch", "labels_rows"}
 _UPDATE_TEXT = ("value", "label", "info", "placeholder")
+# Keys that hold data in one place and words in another: a chart's "x" is its numbers, a heatmap's labels["x"]
+# is an axis title, a chart panel's "x" an axis {"label": ...}, labels["blocked"] a legend's words.
+_VIEW_WORDS_OR_DATA = {"x", "y", "scale", "blocked"}
 
 
 def localize(demo: gr.Blocks) -> set[str]:
@@ -61,7 +64,8 @@ def _walk(value: Any) -> Any:
     if isinstance(value, dict):
         if value.get("__type__"):
             return value
-        return {k: (v if k in _VIEW_SKIP else _walk(v)) for k, v in value.items()}
+        return {k: (_walk(v) if k not in _VIEW_SKIP or (k in _VIEW_WORDS_OR_DATA and isinstance(v, (str, dict)))
+                    else v) for k, v in value.items()}
     if isinstance(value, (list, tuple)):
         return type(value)(_walk(v) for v in value)
     if hasattr(value, "columns") and hasattr(value, "map"):  # a pandas DataFrame: its headers and text cells
