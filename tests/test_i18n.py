@@ -27,7 +27,7 @@ def data_words() -> set[str]:
 def english_left(value, found: list[str], words: set[str]) -> list[str]:
     """Walk an output (not the API's JSON) and collect the texts a Chinese reader would still read in English."""
     skip = {"rows", "cols", "tokens", "stamp", "kind", "values", "blocked", "extra", "f32", "u8", "shape", "type",
-            "swatch"}  # a legend swatch names its colour for the page ("scale", "blocked"): a code, not text
+            "swatch", "__type__"}  # a swatch names its colour for the page ("scale", "blocked"); "update": codes
     if isinstance(value, str):
         left = [w for w in i18n.leftover(value) if w.lower() not in words]
         if left and not re.fullmatch(r"\d+ \S+", value):
@@ -148,7 +148,7 @@ def _mistakes() -> dict[str, object]:
     from core.config import AttentionConfig, parse_options, whole, whole_in
     from core.lab import causality, experiments, model_stats, predict, steps, trained_view
     from core.lab.session import Lab, make_request
-    from core.lab.text import text_field, tokenize
+    from core.lab.text import text_field
     from core.registry import load_registry
     from core.transfer import transfer_v2_to_v1
     from core.ui.inputs import check_value

@@ -55,6 +55,8 @@ def translated(block: Any, value: Any) -> Any:
         return value  # what a person typed (or an options box an event writes) is theirs
     if isinstance(value, dict) and value.get("__type__") == "update":
         return {k: (translated(block, v) if k in _UPDATE_TEXT else v) for k, v in value.items()}
+    if isinstance(block, gr.Dataframe) and isinstance(value, list) and isinstance(block.headers, list):
+        return {"headers": _walk(list(block.headers)), "data": _walk(value)}  # the table's static headers too
     return _walk(value)
 
 

@@ -106,7 +106,7 @@ TEMPLATES: list[tuple[str, str]] = [
     ("cannot copy {name}: nn.Linear stores its weight as (d_out, d_in) = ({d_out}, {d_in}) but SelfAttention_v1 holds "
      "(d_in, d_out) = {shape}; copy weight.T, not weight",
      "无法复制 {name}：nn.Linear 按 (d_out, d_in) = ({d_out}, {d_in}) 存放权重，而 SelfAttention_v1 存的是 "
-     "(d_in, d_out) = {shape}；要复制 weight.T，而不是 weight"),
+     "(d_in, d_out) = {shape}；要复制转置后的 weight.T，而不是原样复制"),
     ("the outputs have different shapes, {a} and {b}", "两个输出的形状不同：{a} 和 {b}"),
     ("{name}={value} must be a number, 0 (always the likeliest word) or more",
      "{name}={value} 必须是一个大于或等于 0 的数（0 表示总是选最可能的词）"),

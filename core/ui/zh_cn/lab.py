@@ -1,7 +1,15 @@
 """What the teaching views compute and say (core/lab, core/transfer.py, core/serve/views.py): checks, notes,
 summaries, the trained model's head roles, tables and the step-through's formulas."""
 
+from core.lab.steps import LATEX
+
+# The step-through's typeset formulas: maths reads the same in both languages, but for the words of the mask's cases.
+_MASKED_ZH = LATEX["masked"].replace(r"\text{if } i \text{ may attend to } j", r"\text{若 } i \text{ 可以关注 } j").replace(
+    r"\text{otherwise}", r"\text{否则}")
+FORMULAS = {f"$$\\large {tex}$$": f"$$\\large {_MASKED_ZH if name == 'masked' else tex}$$" for name, tex in LATEX.items()}
+
 EXACT: dict[str, str] = {
+    **FORMULAS,
     # ---- the Attention tab's check and notes (lab/session.py, lab/text.py)
     "every row sums to 1": "每行之和都为 1",
     "some rows hold NaN or infinite weights: they are not probabilities": "有些行含有 NaN 或无穷大的权重：它们不是概率",
@@ -43,7 +51,8 @@ EXACT: dict[str, str] = {
     "shape": "形状",
     "transfer": "迁移",
     "verdict": "结论",
-    "max |diff|": "最大差值 max |diff|",
+    "max |diff|": "最大差值 |Δ|",
+    "parameter": "参数",
     "fused CausalSelfAttention → PyTorch's nn.MultiheadAttention (mask polarity flipped once)":
         "融合的 CausalSelfAttention → PyTorch 的 nn.MultiheadAttention（掩码的真假含义翻转一次）",
     "SelfAttention_v2 has qkv_bias=True, but SelfAttention_v1 has no bias to copy it into":
@@ -111,6 +120,7 @@ TEMPLATES: list[tuple[str, str]] = [
     ("scaled = scores / √d_head, d_head = {d_head}", "缩放后 = 分数 / √d_head，d_head = {d_head}"),
     ("scaled = scores (not scaled), d_head = {d_head}", "缩放后 = 分数（不缩放），d_head = {d_head}"),
     ("shape {shape}", "形状 {shape}"),
+    ("{name}  ({shape})", "{name}  ({shape})"),
     ("`{formula}`", "`{formula}`"),
     ("**{shape}**", "**{shape}**"),
     ("{H} query heads share {Hkv} K/V heads: {groups}.", "{H} 个查询头共享 {Hkv} 个 K/V 头：{groups}。"),

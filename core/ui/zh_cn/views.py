@@ -46,7 +46,7 @@ EXACT: dict[str, str] = {
     "output row i": "输出行 i",
     "|d out_i / d x_j| (autograd)": "|d out_i / d x_j|（autograd）",
     "output row '{q}' ({i}) ← input '{k}' ({j}): |d out / d x| {value}":
-        "输出行 '{q}'（{i}）← 输入 '{k}'（{j}）：|d out / d x| {value}",
+        "输出行 '{q}'（{i}）← 输入 '{k}'（{j}）：|d 输出 / d 输入| {value}",
     "Click a token or a cell to highlight its row and column; hover a cell for its number.":
         "点击一个词元或一个格子，高亮它所在的行和列；鼠标悬停在格子上可看数值。",
     "1. -inf, then softmax": "1. 先填 -inf，再 softmax",
@@ -65,8 +65,8 @@ EXACT: dict[str, str] = {
     "{series}: {x_label} {x} → {y_label} {y}": "{series}：{x_label} {x} → {y_label} {y}",
     "{x}: {y_label} {y}": "{x}：{y_label} {y}",
     "output row (token)": "输出行（词元）",
-    "max |output change|": "输出的最大变化 max |Δ|",
-    "max |change|": "最大变化 max |Δ|",
+    "max |output change|": "输出的最大变化 |Δ输出|",
+    "max |change|": "最大变化 |Δ|",
     "the edited position": "被修改的位置",
     "every other row": "其他各行",
     "Largest weight in a row (1 = one-hot)": "一行中最大的权重（1 = one-hot）",
@@ -116,7 +116,7 @@ EXACT: dict[str, str] = {
     "mean max weight (1 = one-hot)": "平均最大权重（1 = one-hot）",
     "Entropy of a row": "一行的熵",
     "Gradient reaching the softmax input": "传到 softmax 输入的梯度",
-    "|dLoss / d softmax input| (log)": "|dLoss / d softmax 输入|（对数）",
+    "|dLoss / d softmax input| (log)": "|d 损失 / d softmax 输入|（对数）",
     "Training loss": "训练损失",
     "scores / √d": "分数 / √d",
     "raw scores (no scaling)": "原始分数（不缩放）",
@@ -151,4 +151,5 @@ TEMPLATES: list[tuple[str, str]] = [
     ("head {h}", "头 {h}"),
     ("head {h} · K/V head {g}", "头 {h} · K/V 头 {g}"),
     ("layer {layer}", "第 {layer} 层"),
+    ("|d out_i / d x_j|, {where}", "|d out_i / d x_j|，{where}"),
 ]
