@@ -65,6 +65,14 @@ def test_a_sentence_with_numbers_is_translated_by_its_template_and_names_stay_na
     assert i18n.tr("gpt2-small", "zh-CN") == "gpt2-small" and i18n.tr("W_query.weight", "zh-CN") == "W_query.weight"
 
 
+def test_a_readers_own_words_stay_as_typed_inside_a_translated_sentence():
+    title = i18n.tr("Token 3 → 'head', with the causal mask", "zh-CN")  # 'head' is the student's word, not ours
+    assert "'head'" in title and "因果掩码" in title and not i18n.leftover(title), title
+    note = i18n.tr("Words the tiny model never saw, read as <unk>: 'zebra', 'or'.", "zh-CN")
+    assert "'zebra', 'or'" in note and not i18n.leftover(note), note
+    assert i18n.tr("Token 3 → 'dog', with the causal mask", "en") == "Token 3 → 'dog', with the causal mask"
+
+
 def test_the_chapters_terms_are_used():
     for english, term in (("Causal mask", "因果掩码"), ("Grouped-query attention", "分组查询注意力"),
                           ("Sliding window (local) attention", "滑动窗口"), ("√d scaling", "缩放")):

@@ -73,8 +73,10 @@ def current() -> str:
 
 
 def _compile(template: str) -> re.Pattern:
-    parts = re.split(r"\{(\w+)\}", template)
-    pattern = "".join(re.escape(p) if i % 2 == 0 else f"(?P<{p}>.+?)" for i, p in enumerate(parts))
+    parts = re.split(r"\{(\w+)\}", template)  # literal, slot, literal, ..., literal
+    literals, slots = parts[::2], parts[1::2]
+    pattern = "".join([re.escape(literals[0]), *(f"(?P<{n}>.+?){re.escape(t)}" for n, t in zip(slots, literals[1:],
+                                                                                          strict=True))])
     return re.compile(pattern + r"\Z", re.S)
 
 
