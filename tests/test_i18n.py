@@ -26,7 +26,8 @@ def data_words() -> set[str]:
 
 def english_left(value, found: list[str], words: set[str]) -> list[str]:
     """Walk an output (not the API's JSON) and collect the texts a Chinese reader would still read in English."""
-    skip = {"rows", "cols", "tokens", "stamp", "kind", "values", "blocked", "extra", "f32", "u8", "shape", "type"}
+    skip = {"rows", "cols", "tokens", "stamp", "kind", "values", "blocked", "extra", "f32", "u8", "shape", "type",
+            "swatch", "__type__"}  # a swatch names its colour for the page ("scale", "blocked"); "update": codes
     if isinstance(value, str):
         left = [w for w in i18n.leftover(value) if w.lower() not in words]
         if left and not re.fullmatch(r"\d+ \S+", value):
@@ -62,6 +63,14 @@ def test_a_sentence_with_numbers_is_translated_by_its_template_and_names_stay_na
     assert "n_heads=3" in out and "d_model=16" in out and not i18n.leftover(out), out
     assert i18n.tr("n_heads=3 does not divide d_model=16; choose 1, 2, 4, 8 or 16") .startswith("n_heads=3 does")
     assert i18n.tr("gpt2-small", "zh-CN") == "gpt2-small" and i18n.tr("W_query.weight", "zh-CN") == "W_query.weight"
+
+
+def test_a_readers_own_words_stay_as_typed_inside_a_translated_sentence():
+    title = i18n.tr("Token 3 → 'head', with the causal mask", "zh-CN")  # 'head' is the student's word, not ours
+    assert "'head'" in title and "因果掩码" in title and not i18n.leftover(title), title
+    note = i18n.tr("Words the tiny model never saw, read as <unk>: 'zebra', 'or'.", "zh-CN")
+    assert "'zebra', 'or'" in note and not i18n.leftover(note), note
+    assert i18n.tr("Token 3 → 'dog', with the causal mask", "en") == "Token 3 → 'dog', with the causal mask"
 
 
 def test_the_chapters_terms_are_used():
@@ -126,3 +135,95 @@ def test_a_mistake_is_one_chinese_sentence_for_a_chinese_page_and_english_for_a_
     with pytest.raises(AppError) as err:
         client.predict("a b c", "multi-head", True, True, n_heads, d_model, 0, "{}", api_name="/attention")
     assert str(err.value).startswith(f"n_heads={n_heads} does not divide d_model={d_model}")
+
+
+# ---- the mistakes a student makes, each as the sentence the code really raises --------------------------------
+
+
+def _raised(call) -> str:
+    """The one sentence a ConfigError carries when call() refuses its values."""
+    from core.config import ConfigError
+
+    with pytest.raises(ConfigError) as err:
+        call()
+    return str(err.value)
+
+
+def _mistakes() -> dict[str, object]:
+    """Representative bad values for each place a student types or picks something; each raises ConfigError."""
+    import gradio as gr
+
+    from core.config import AttentionConfig, parse_options, whole, whole_in
+    from core.lab import causality, experiments, model_stats, predict, steps, trained_view
+    from core.lab.session import Lab, make_request
+    from core.lab.text import text_field
+    from core.registry import load_registry
+    from core.transfer import transfer_v2_to_v1
+    from core.ui.inputs import check_value
+
+    registry = load_registry(entry_points=False)
+    lab = Lab(registry)
+    attention = {"sentence": "the cat sat", "variant": "multi-head", "causal": True, "scaled": True, "n_heads": 2,
+                 "d_model": 16, "seed": 0, "options": "{}"}
+
+    def request(**changed):
+        return lambda: lab.run(make_request(**{**attention, **changed}))
+
+    run = lab.run(make_request(**attention))
+    with gr.Blocks():
+        slider, number = gr.Slider(1, 8, label="heads"), gr.Number(minimum=0, label="seed")
+        checkbox, radio = gr.Checkbox(label="causal mask"), gr.Radio(["none", "no-transpose"], label="mistake")
+    return {
+        "heads do not divide": lambda: AttentionConfig(d_model=16, n_heads=3),
+        "d_model too small": lambda: AttentionConfig(d_model=0, n_heads=1),
+        "dropout out of range": lambda: AttentionConfig(d_model=16, n_heads=2, dropout=1.5),
+        "empty sentence": request(sentence="   "),
+        "nothing to attend over": request(sentence="\u200b\u200b"),
+        "n_heads out of range": request(n_heads=0),
+        "seed not whole": request(seed=3.5),
+        "seed is text": request(seed="abc"),
+        "seed negative": request(seed=-1),
+        "causal not a switch": request(causal="yes"),
+        "unknown variant": request(variant="multihead"),
+        "variant too long": request(variant="x" * 500),
+        "options not JSON": request(options="{window: 3"),
+        "options not KEY=VALUE": lambda: parse_options(["window"]),
+        "options a list": request(options="[1, 2]"),
+        "unknown option": request(variant="sliding-window", options='{"windo": 3}'),
+        "option too small": request(variant="sliding-window", options='{"window": 0}'),
+        "option wrong type": request(variant="sliding-window", options='{"window": "wide"}'),
+        "option with a GQA mismatch": request(variant="gqa", n_heads=4, options='{"n_kv_heads": 3}'),
+        "position outside": lambda: causality.probe(lab, "the cat sat", 9, "dog"),
+        "replacement empty": lambda: causality.probe(lab, "the cat sat", 1, " "),
+        "replacement too long": lambda: causality.probe(lab, "the cat sat", 1, "x" * 500),
+        "step head missing": lambda: steps.stages(run, 9),
+        "tiny model: empty": lambda: trained_view.trained_view(""),
+        "tiny model: too long": lambda: trained_view.trained_view("the fox " * 200),
+        "tiny model: no such head": lambda: trained_view.layer_panel("the fox slept .", 5, 9),
+        "steps out of range": lambda: experiments.check_params("mask", 5, 0),
+        "preset unknown": lambda: model_stats.model_size(registry, "gpt5", "gqa", 4, 256),
+        "mistake unknown": lambda: transfer_v2_to_v1(None, None, mistake="transpose-twice"),
+        "whole number": lambda: whole("layer", "two"),
+        "whole in range": lambda: whole_in("head", 12, 0, 3),
+        "text field": lambda: text_field("sentence", 12),
+        "lone surrogate": lambda: text_field("sentence", "a \ud800 b"),
+        "slider out of range": lambda: check_value(slider, "n_heads", 12),
+        "number not finite": lambda: check_value(number, "seed", float("nan")),
+        "checkbox not a switch": lambda: check_value(checkbox, "causal", "on"),
+        "radio not a choice": lambda: check_value(radio, "mistake", "transpose"),
+        "generate: no words": lambda: predict._ids(type("T", (), {"encode": lambda self, s: []})(), ""),
+        "generate: position": lambda: predict._position(7, 3),
+        "generate: temperature": lambda: predict._check_temperature(-1.0),
+    }
+
+
+MISTAKES = _mistakes()
+WORDS = data_words()
+
+
+@pytest.mark.parametrize("mistake", sorted(MISTAKES))
+def test_a_students_mistake_reads_as_one_chinese_sentence(mistake):
+    english = _raised(MISTAKES[mistake])
+    chinese = i18n.tr(english, "zh-CN")
+    left = [w for w in i18n.leftover(chinese) if w.lower() not in WORDS]  # an example sentence stays as it is
+    assert re.search(r"[\u4e00-\u9fff]", chinese) and not left, (english, chinese)

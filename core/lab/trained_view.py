@@ -207,7 +207,8 @@ def view_note(view: TrainedView) -> str:
     if view.segmented:
         notes.append("Chinese written without spaces was cut into words automatically (rjieba).")
     if view.unknown:
-        notes.append(f"Words the tiny model never saw, read as {UNK}: {', '.join(sorted(set(view.unknown)))}.")
+        words = ", ".join(f"'{w}'" for w in sorted(set(view.unknown)))
+        notes.append(f"Words the tiny model never saw, read as {UNK}: {words}.")
     return " ".join(notes)
 
 

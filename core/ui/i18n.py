@@ -79,9 +79,28 @@ def _compile(template: str) -> re.Pattern:
     return re.compile(pattern + r"\Z", re.S)
 
 
+_KEPT_SLOT = re.compile(r"(['\"])\{(\w+)\}\1|\{(\w+)\}(?==)|(?<==)\{(\w+)\}")
+_CODE_SLOT = re.compile(r"`\{(\w+)\}`")
+_QUOTED = re.compile(r"'[^']*'|\"[^\"]*\"|`[^`]*`")
+
+
+def _kept(template: str) -> dict[str, bool]:
+    """Slots whose value may be shown as it is -> whether it is tried in translation first. A quoted slot ('{q}')
+    holds the reader's own text, either side of KEY=VALUE ({name}={value}) a field and the value sent: as they are.
+    A code span (`{formula}`): translated when it can be (the lab's own formula), else as it is (a plugin's)."""
+    kept = {next(g for g in m.groups()[1:] if g): False for m in _KEPT_SLOT.finditer(template)}
+    return kept | {m.group(1): True for m in _CODE_SLOT.finditer(template)}
+
+
+def _slot(value: str, kept: dict[str, bool], name: str) -> str | None:
+    if name not in kept:
+        return _value(value)
+    return (_value(value) or value) if kept[name] else value
+
+
 @lru_cache(maxsize=1)
-def _templates() -> list[tuple[re.Pattern, str]]:
-    return [(_compile(en), zh) for en, zh in TEMPLATES]
+def _templates() -> list[tuple[re.Pattern, str, dict[str, bool]]]:
+    return [(_compile(en), zh, _kept(en)) for en, zh in TEMPLATES]
 
 
 _SENTENCE_END = re.compile(r"(?<=[.!?:;)])\s+(?=[A-Z(\"'`*])")
@@ -106,10 +125,10 @@ def zh(text: str) -> str | None:
     if stripped != text:
         inner = zh(stripped)
         return None if inner is None else text.replace(stripped, inner)
-    for pattern, target in _templates():
+    for pattern, target, kept in _templates():
         m = pattern.match(text)
         if m:
-            values = {k: _value(v) for k, v in m.groupdict().items()}
+            values = {k: _slot(v, kept, k) for k, v in m.groupdict().items()}
             if all(v is not None for v in values.values()):
                 return target.format(**values)
     for splitter, joiner in ((re.compile(r"\n"), "\n"), (_SENTENCE_END, "")):
@@ -121,14 +140,17 @@ def zh(text: str) -> str | None:
 
 
 def _value(value: str) -> str | None:
-    """A value a template caught: a text of its own, or a list of known phrases and numbers, or a name."""
+    """A value a template caught: a text of its own, or a list of known phrases, numbers, names and quoted
+    texts (a value as an error quotes it, a word the reader typed), or one quoted text."""
+    if _QUOTED.fullmatch(value.strip()):
+        return value
     whole = zh(value)
     if whole is not None:
         return whole
     out = value
     for phrase in sorted(PHRASES, key=len, reverse=True):
         out = re.sub(rf"(?<![\w']){re.escape(phrase)}(?![\w'])", PHRASES[phrase], out)
-    leftover = [w for w in re.findall(r"[A-Za-z][\w\-.]*", out) if not is_name(w)]
+    leftover = [w for w in re.findall(r"[A-Za-z][\w\-.]*", _QUOTED.sub(" ", out)) if not is_name(w)]
     return out if not leftover else None
 
 
@@ -176,7 +198,8 @@ def catalogue(texts: set[str]) -> gr.I18n:
 
 
 def leftover(text: str) -> list[str]:
-    """English words left in a text a Chinese reader sees (names, kept terms, quoted tokens and {slots} excepted)."""
-    bare = re.sub(r"\{\w+\}|'[^']*'|\"[^\"]*\"|`[^`]*`", " ", text)
+    """English words left in a text a Chinese reader sees (names, kept terms, quoted tokens, {slots} and the
+    KEY=VALUE a field was sent as excepted)."""
+    bare = re.sub(r"\{\w+\}|'[^']*'|\"[^\"]*\"|`[^`]*`|\b\w+=[^\s,;)]*", " ", text)
     chunks = (c.rstrip(".-") for c in re.findall(r"[#\w][\w\-.#]*", bare))
     return [c for c in chunks if re.search(r"[A-Za-z]{2}", c) and not is_name(c)]

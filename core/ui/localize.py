@@ -10,8 +10,11 @@ from . import i18n
 
 # What a person reads in a drawn view's dict; tokens, numbers and ids are never translated.
 _VIEW_SKIP = {"rows", "cols", "tokens", "stamp", "kind", "values", "blocked", "extra", "scale", "stops", "f32", "u8",
-              "shape", "x", "y", "categories", "selected", "head_colors", "color", "dash", "swatch", "labels_rows"}
+              "shape", "x", "y", "selected", "head_colors", "color", "dash", "swatch", "labels_rows"}
 _UPDATE_TEXT = ("value", "label", "info", "placeholder")
+# Keys that hold data in one place and words in another: a chart's "x" is its numbers, a heatmap's labels["x"]
+# is an axis title, a chart panel's "x" an axis {"label": ...}, labels["blocked"] a legend's words.
+_VIEW_WORDS_OR_DATA = {"x", "y", "scale", "blocked"}
 
 
 def localize(demo: gr.Blocks) -> set[str]:
@@ -52,6 +55,8 @@ def translated(block: Any, value: Any) -> Any:
         return value  # what a person typed (or an options box an event writes) is theirs
     if isinstance(value, dict) and value.get("__type__") == "update":
         return {k: (translated(block, v) if k in _UPDATE_TEXT else v) for k, v in value.items()}
+    if isinstance(block, gr.Dataframe) and isinstance(value, list) and isinstance(block.headers, list):
+        return {"headers": _walk(list(block.headers)), "data": _walk(value)}  # the table's static headers too
     return _walk(value)
 
 
@@ -61,7 +66,8 @@ def _walk(value: Any) -> Any:
     if isinstance(value, dict):
         if value.get("__type__"):
             return value
-        return {k: (v if k in _VIEW_SKIP else _walk(v)) for k, v in value.items()}
+        return {k: (_walk(v) if k not in _VIEW_SKIP or (k in _VIEW_WORDS_OR_DATA and isinstance(v, (str, dict)))
+                    else v) for k, v in value.items()}
     if isinstance(value, (list, tuple)):
         return type(value)(_walk(v) for v in value)
     if hasattr(value, "columns") and hasattr(value, "map"):  # a pandas DataFrame: its headers and text cells
