@@ -110,7 +110,8 @@ def sentence_not_error(fn, n_outputs: int):
 
     @functools.wraps(fn)
     def wrapper(*args):
-        refused = next((a for a in args if isinstance(a, Refused)), None)
+        values = [*args, *(v for a in args if isinstance(a, dict) for v in a.values())]  # (a dict: inputs by component)
+        refused = next((v for v in values if isinstance(v, Refused)), None)
         if refused is not None:  # a value its control cannot hold (a hand-made request): said, not computed
             return (*(gr.skip() for _ in range(n_outputs)), gr.update(value=refused.sentence, visible=True))
         try:

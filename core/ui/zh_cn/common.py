@@ -3,7 +3,7 @@
 KEEP: set[str] = {
     # the built-in variants and the tiny model
     "alibi", "linear", "tiny", "gqa", "multi-head", "single-head", "sliding-window", "multi-head-stacked", "none",
-    "no-transpose", "swap-query-key", "softmax", "relu", "sigmoid",
+    "no-transpose", "swap-query-key", "softmax", "relu", "sigmoid", "elu",
     # technical words a Chinese reader meets as they are
     "GPT", "GPT-2", "LayerNorm", "MLP", "SDPA", "JSON", "PNG", "API", "PyTorch", "nanoGPT", "KV", "GQA", "RoPE",
     "ALiBi", "FlexAttention", "LLaMA", "Mistral", "Longformer", "NaN", "inf", "nats", "bits", "MiB", "KiB",

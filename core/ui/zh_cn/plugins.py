@@ -31,6 +31,26 @@ EXACT: dict[str, str] = {
     "n_heads / n_kv_heads.":
         "与多头的区别只在键和值：只有 n_kv_heads 组，每组被 n_heads / n_kv_heads 个查询头共享。"
         "它节省了 K/V 投影的权重；推理时，KV 缓存缩小为原来的 n_kv_heads / n_heads。",
+    # ---- the two example plugins this repo ships (examples/): a plugin's own texts are otherwise its own
+    "ALiBi (linear biases)": "ALiBi（线性偏置）",
+    "Scores minus slope × distance: nearby tokens win, no position embeddings (BLOOM, MPT).":
+        "分数减去 slope × 距离：近处的词元占优，不需要位置嵌入（BLOOM、MPT）。",
+    "slope: score penalty per token of distance for head 0; head h uses slope / 2**h":
+        "slope：第 0 个头每隔一个词元的分数惩罚；第 h 个头用 slope / 2**h",
+    "Same projections and mask as multi-head; only the scores change: -slope_h × |i - j| is added "
+    "before the softmax. With slope 0 it is plain multi-head attention.":
+        "投影和掩码与多头相同，只有分数变了：softmax 之前加上 -slope_h × |i - j|。slope 为 0 时就是普通的多头注意力。",
+    "Causal linear attention (elu + 1 features)": "因果线性注意力（elu + 1 特征）",
+    "Weights φ(q)·φ(k) over their row sum, no softmax: cost grows as T, not T² (Katharopoulos et al. 2020).":
+        "权重是 φ(q)·φ(k) 除以所在行之和，没有 softmax：代价随 T 增长，而不是 T²（Katharopoulos 等，2020）。",
+    "Same projections as multi-head; the softmax is replaced by a kernel: each weight is φ(q_i)·φ(k_j) "
+    "divided by the row's sum. Because φ(q_i) factors out, the output can be computed from running sums "
+    "of φ(k_j) v_jᵀ, like an RNN: time and memory grow as T instead of T².":
+        "投影与多头相同，softmax 换成了核函数：每个权重是 φ(q_i)·φ(k_j) 除以该行之和。由于 φ(q_i) 可以提出来，"
+        "输出可以像 RNN 一样用 φ(k_j) v_jᵀ 的累加和算出：时间和内存随 T 增长，而不是 T²。",
+    "masked = scaled, with 0 where the mask says no": "masked = scaled，掩码不允许的位置为 0",
+    "weights = masked / (sum of its row): positive, each row sums to 1, no softmax":
+        "weights = masked / （所在行之和）：均为正，每行之和为 1，没有 softmax",
     "Sliding window (local) attention": "滑动窗口（局部）注意力",
     "Each token attends to the previous `window` tokens only (Longformer, Mistral).":
         "每个词元只关注它前面的 `window` 个词元（Longformer、Mistral）。",
