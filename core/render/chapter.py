@@ -25,7 +25,7 @@ EFFECT_LABELS = {
     "weight_y": "weight (0 to 1)",
     "loss": "Held-out loss increase when removed",
     "loss_y": "bits per word",
-    "may": "Loss increase on the word after 它 可能 / it may",
+    "may": "Increase on the word after 它 可能 / it may",
     "may_y": "bits",
     "head": "head",
     "series_weight": "mean weight",

@@ -31,8 +31,8 @@ MESSAGES = {
     "mode": "{given} is not one of the choices; choose 'zero' or 'uniform'",
     "headline": "A head can look striking and matter little. Layer {s_layer} head {s_head} puts {s_weight:.2f} of "
                 "its weight on {s_pattern}, yet {ablation} adds only {s_loss:+.3f} bits per word to the held-out "
-                "loss; layer {p_layer} head {p_head} puts at most {p_weight:.2f} on any pattern, and the same "
-                "ablation adds {p_loss:+.3f} bits.",
+                "loss ({s_may:+.3f} on the word after 它 可能 / it may); layer {p_layer} head {p_head} puts at most "
+                "{p_weight:.2f} on any pattern, and the same ablation adds {p_loss:+.3f} bits per word.",
     "headline_none": "With this ablation the heads that look most focused are also the ones that cost most to remove.",
     "measured": "Measured once on {n_words} next words of {n_sentences} held-out sentences (never seen in "
                 "training), {n_may} of them the word after 它 可能 / it may; with every head in place the model needs "
@@ -134,7 +134,7 @@ def _headline(mode: str) -> str:
         return MESSAGES["headline_none"]
     return MESSAGES["headline"].format(
         s_layer=s.layer, s_head=s.head, s_weight=s.pattern_weight, s_pattern=s.pattern, ablation=ABLATED[mode],
-        s_loss=s.loss_increase[mode], p_layer=p.layer, p_head=p.head, p_weight=p.pattern_weight,
+        s_loss=s.loss_increase[mode], s_may=s.after_may_increase[mode], p_layer=p.layer, p_head=p.head, p_weight=p.pattern_weight,
         p_loss=p.loss_increase[mode])
 
 

@@ -50,15 +50,15 @@ def build(ctx) -> None:
     slots = []  # per card: title, wrong line, fix, error, effect, check, note, weights
     for key in KEYS:
         with gr.Group(elem_id=f"card-{key}", elem_classes=["al-card"]):
-            title = gr.Markdown(elem_id=f"card-{key}-title")
+            title = gr.Markdown(elem_id=f"card-{key}-title", elem_classes=["al-card-title"])
+            wrong = gr.Code(language="python", label=TEXT["wrong"], interactive=False, lines=1,
+                            elem_id=f"card-{key}-wrong")
+            right = gr.Code(language="python", label=TEXT["right"], interactive=False, lines=1,
+                            elem_id=f"card-{key}-right")
+            error = gr.Code(label=TEXT["error"], interactive=False, lines=1, visible=False,
+                            elem_id=f"card-{key}-error")
             with gr.Row(equal_height=False):
                 with gr.Column(scale=2, min_width=360):
-                    wrong = gr.Code(language="python", label=TEXT["wrong"], interactive=False, lines=1,
-                                    elem_id=f"card-{key}-wrong")
-                    right = gr.Code(language="python", label=TEXT["right"], interactive=False, lines=1,
-                                    elem_id=f"card-{key}-right")
-                    error = gr.Code(label=TEXT["error"], interactive=False, lines=1, visible=False,
-                                    elem_id=f"card-{key}-error")
                     effect = gr.Markdown(elem_id=f"card-{key}-effect")
                     check = gr.Textbox(label=TEXT["check"], lines=3, interactive=False, elem_id=f"card-{key}-check")
                     note = gr.Markdown(visible=False, elem_id=f"card-{key}-note")
@@ -67,7 +67,7 @@ def build(ctx) -> None:
         slots.append([title, wrong, right, error, effect, check, note, weights])
 
     gr.Markdown(TEXT["interventions_title"])
-    headline = gr.Markdown(elem_id="interventions-headline")
+    headline = gr.Markdown(elem_id="interventions-headline", elem_classes=["al-headline"])
     gr.Markdown(TEXT["interventions_intro"])
     with gr.Row():
         sentence = gr.Dropdown(list(SENTENCES), value=SENTENCES[0], allow_custom_value=True, label=TEXT["sentence"],
