@@ -51,12 +51,13 @@ def build(ctx) -> None:
     for key in KEYS:
         with gr.Group(elem_id=f"card-{key}", elem_classes=["al-card"]):
             title = gr.Markdown(elem_id=f"card-{key}-title", elem_classes=["al-card-title"])
-            wrong = gr.Code(language="python", label=TEXT["wrong"], interactive=False, lines=1,
-                            elem_id=f"card-{key}-wrong")
-            right = gr.Code(language="python", label=TEXT["right"], interactive=False, lines=1,
-                            elem_id=f"card-{key}-right")
-            error = gr.Code(label=TEXT["error"], interactive=False, lines=1, visible=False,
-                            elem_id=f"card-{key}-error")
+            with gr.Column():  # the lines full width: a long mask line must not be cut at 1280 px
+                wrong = gr.Code(language="python", label=TEXT["wrong"], interactive=False, lines=1,
+                                elem_id=f"card-{key}-wrong")
+                right = gr.Code(language="python", label=TEXT["right"], interactive=False, lines=1,
+                                elem_id=f"card-{key}-right")
+                error = gr.Code(label=TEXT["error"], interactive=False, lines=1, visible=False,
+                                elem_id=f"card-{key}-error")
             with gr.Row(equal_height=False):
                 with gr.Column(scale=2, min_width=360):
                     effect = gr.Markdown(elem_id=f"card-{key}-effect")
