@@ -40,7 +40,7 @@ def test_chinese_without_spaces_is_segmented_and_every_tab_says_so(client):
     assert SEGMENTED in client.predict(UNSPACED, 4, "他", api_name="/causality")[1]["labels"]["warning"]
     assert SEGMENTED in client.predict(UNSPACED, 0, 0, api_name="/trained_attention")[3]
     interventions = client.predict(UNSPACED, "zero", api_name="/interventions")
-    assert SEGMENTED in interventions[5]
+    assert SEGMENTED in interventions[5] and SEGMENTED in interventions[3]  # the notes, and under the prediction
     assert SEGMENTED not in client.predict(CHAPTER, api_name="/attention")[3]
     from core.lab.session import Lab
     from core.registry import load_registry

@@ -115,8 +115,8 @@ class InterventionsView:
     measured: str
     chart: dict[str, Any]
     table: list[list[str]]
-    prediction: str
-    note: str
+    prediction: str  # the next word with every head, then how the sentence was read (if there is anything to say)
+    note: str  # how the sentence was read: segmented automatically, words the model never saw ("" when nothing)
     payload: dict[str, Any]
 
 
@@ -166,8 +166,10 @@ def _interventions(sentence: str, mode: str) -> InterventionsView:
     measured = MESSAGES["measured"].format(
         n_words=table["n_words"], n_sentences=EFFECT_SENTENCES, n_may=table["n_after_may"], base=table["base_loss"],
         base_may=table["base_after_may"])
-    return InterventionsView(_headline(mode), measured, chart, rows,
-                             MESSAGES["intact"].format(last=view.tokens[-1], top=top), view_note(view), payload)
+    note = view_note(view)
+    prediction = MESSAGES["intact"].format(last=view.tokens[-1], top=top)
+    return InterventionsView(_headline(mode), measured, chart, rows, f"{prediction}\n{note}" if note else prediction,
+                             note, payload)
 
 
 def interventions(sentence: Any, mode: Any) -> InterventionsView:

@@ -78,10 +78,10 @@ def build(ctx) -> None:
     chart = view(None, elem_id="interventions-chart")
     table = gr.Dataframe(headers=list(chapter.MESSAGES["columns"]), interactive=False, wrap=True,
                          elem_id="interventions-table")
-    prediction = gr.Textbox(label=TEXT["prediction"], interactive=False, elem_id="interventions-prediction")
+    prediction = gr.Textbox(label=TEXT["prediction"], interactive=False, lines=2, elem_id="interventions-prediction")
     measured = gr.Markdown(elem_id="interventions-measured")
-    note = gr.Textbox(label=TEXT["notes"], interactive=False, visible=False, elem_id="interventions-note")
     with api_accordion():
+        note = gr.Textbox(label=TEXT["notes"], interactive=False, elem_id="interventions-note")
         cards_json = gr.JSON(label=TEXT["cards_json"], open=False)
         payload = gr.JSON(label=TEXT["payload"], open=False)
         api_call = gr.Button(visible=False)  # the public /failure_modes endpoint's own trigger
@@ -109,8 +109,7 @@ def build(ctx) -> None:
         """Each trained head's mean weight on its pattern beside the held-out loss increase when it is ablated
         ('zero': output zeroed; 'uniform': weights uniform over allowed keys), and the typed sentence's next word."""
         v = chapter.interventions(sentence, mode)
-        return (v.headline, v.chart, v.table, v.prediction, v.measured,
-                gr.update(value=v.note, visible=bool(v.note)), v.payload)
+        return v.headline, v.chart, v.table, v.prediction, v.measured, v.note, v.payload
 
     kwargs = dict(concurrency_id=CPU_GROUP, concurrency_limit=CPU_LIMIT, show_progress="minimal")
     card_outputs = [*(c for slot in slots for c in slot), cards_json]
