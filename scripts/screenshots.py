@@ -99,8 +99,16 @@ def model(page, out):
     shoot(page, out, "model")
 
 
+def chapter(page, out):
+    tab(page, "Mistakes & interventions")
+    drawn(page, "card-padding-nan-weights")
+    drawn(page, "interventions-chart")
+    shoot(page, out, "chapter-cards", "#card-softmax-dim")
+    shoot(page, out, "chapter-interventions", "#interventions-headline")
+
+
 SHOTS = {"attention": attention, "trained": trained, "step": step, "causality": causality, "masking": masking,
-         "transfer": transfer, "cost": cost, "model": model}
+         "transfer": transfer, "chapter": chapter, "cost": cost, "model": model}
 
 
 def main() -> None:

@@ -156,12 +156,12 @@ def test_launch_reads_the_environment_stays_offline_and_warms_after_serving(monk
 def test_trained_attention_endpoint_names_heads_from_measurements(client):
     from core.lab.trained_view import EXAMPLES
 
-    view, selected, roles, note, payload = client.predict(EXAMPLES[0], 1, 2, api_name="/trained_attention")
+    view, selected, roles, note, model_json, payload = client.predict(EXAMPLES[0], 1, 2, api_name="/trained_attention")
     assert selected.startswith("Layer 1 head 2:") and "held-out" in selected
     assert len(roles.splitlines()) == 4 and note == ""
     assert view["kind"] == "modelview" and view["selected"] == [1, 2] and len(payload["weights"]) == 4
-    assert payload["tokens"] == view["rows"] and payload["layer"] == 1 and payload["head"] == 2
-    *_, note, _ = client.predict("the zebra slept .", 0, 0, api_name="/trained_attention")
+    assert payload["tokens"] == view["rows"] == model_json["tokens"] and payload["layer"] == 1 and payload["head"] == 2
+    *_, note, _, _ = client.predict("the zebra slept .", 0, 0, api_name="/trained_attention")
     assert "zebra" in note
 
 

@@ -40,6 +40,7 @@ from .attention_bugs import (
 )
 
 TOKENS = ("合同", "违约金", "过高", "，", "它")  # the chapter's sentence, first five words
+KEYS = ("softmax-dim", "zero-fill", "mask-dtype", "mask-device", "padding-nan")  # the cards, in the order cards() gives
 PAD = "<pad>"
 HEAD_DIM = 4
 

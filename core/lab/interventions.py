@@ -10,6 +10,7 @@ matter little; these numbers say which.
 
 from __future__ import annotations
 
+import statistics
 import time
 from dataclasses import asdict, dataclass
 from functools import lru_cache
@@ -89,6 +90,30 @@ def heldout_effects() -> HeldOutEffects:
     roles = reference_roles()
     with one_thread():  # small tensors: one thread is faster on shared cores
         return measure_effects(model, tokenizer, roles, heldout_sentences(EFFECT_SENTENCES))
+
+
+@dataclass(frozen=True)
+class Contrast:
+    """Two heads that show weights are not importance: a focused head whose ablation costs little, a diffuse
+    head whose ablation costs much (either may be None when the heads do not split that way)."""
+
+    mode: Mode
+    striking: HeadEffect | None  # most weight on its pattern among the heads that cost less than the median
+    plain: HeadEffect | None  # costliest among the heads with less weight on their pattern than the median
+
+
+def contrast(table: HeldOutEffects, mode: Mode) -> Contrast:
+    """Pick the pair of heads that shows how far attention weights are from importance, for one ablation."""
+    heads = table.heads
+    cost = statistics.median(h.loss_increase[mode] for h in heads)
+    focus = statistics.median(h.pattern_weight for h in heads)
+    cheap = [h for h in heads if h.loss_increase[mode] < cost]
+    diffuse = [h for h in heads if h.pattern_weight < focus]
+    striking = max(cheap, key=lambda h: h.pattern_weight, default=None)
+    plain = max(diffuse, key=lambda h: h.loss_increase[mode], default=None)
+    if striking is not None and plain is not None and plain.loss_increase[mode] <= striking.loss_increase[mode]:
+        plain = None  # nothing to contrast: the diffuse heads matter no more than the striking one
+    return Contrast(mode, striking, plain)
 
 
 def _top(probs: torch.Tensor, vocab: tuple[str, ...], k: int = TOP_K) -> list[dict[str, Any]]:

@@ -19,15 +19,15 @@ from torch import Tensor
 
 from .. import segment
 from ..config import ConfigError
-from ..corpus import NOUNS, UNK, generate, referent
+from ..corpus import NOUNS, PRONOUNS, UNK, generate, referent
 from ..model import tiny_config
 from .text import MAX_CHARS, text_field
 from .tiny import one_thread, tiny
 
 REFERENCE_SEED, REFERENCE_SENTENCES = 777, 600  # held-out text: a seed and pronoun shapes never used in training
-EXAMPLES = (  # sentences the tiny model knows every word of, one per kind of long-range structure
+EXAMPLES = (  # sentences the tiny model knows every word of; the first is the chapter's, exactly (8 words)
+    "合同 违约金 过高 ， 它 可能 存在 风险",
     "the fox that the child saw was hungry , so the fox slept .",
-    "合同 违约金 过高 ， 它 可能 存在 风险 。",
     "这份合同中的违约金过高，它可能存在风险。",
     "这份报告中的指标过高，它可能误导读者。",
     "the report 's figure was too high , so it may mislead readers .",
@@ -220,6 +220,17 @@ def trained_attention_payload(sentence: str) -> dict:
         "weights": [[[[round(x, 6) for x in row] for row in head] for head in layer] for layer in view.weights.tolist()],
         "roles": [[role.name for role in row] for row in view.reference],
     }
+
+
+def pronoun_row(words: Sequence[str]) -> int | None:
+    """The row a student should read first: the first 它 / it of the sentence (None when it has none)."""
+    return next((t for t, w in enumerate(words) if w in PRONOUNS), None)
+
+
+def row_focus(weights: Tensor, row: int) -> list[list[tuple[int, float]]]:
+    """For each layer and head, the key that query `row` weighs most and its weight: weights (L, H, T, T)."""
+    best, where = weights[:, :, row].max(-1)  # (L, H) each
+    return [[(int(j), float(w)) for j, w in zip(js, ws, strict=True)] for js, ws in zip(where, best, strict=True)]
 
 
 TELLING = ("pronoun → its noun", "noun about to repeat", "earlier mention", "previous token", "first token", "itself")  # most telling first

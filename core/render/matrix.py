@@ -19,8 +19,10 @@ The data contract (JSON; every string is drawn as text, never parsed as HTML):
                 hover templates take {q} {i} {k} {j} {value} {extra} {head}
     headview    {"labels"}: also draw the head view (lines from one token) under the heatmaps
     head_colors one colour per head (head view); max_columns, height_budget, max_cell: layout limits
+    nan_color   "#rrggbb": NaN cells painted this colour and written "NaN" (omitted = NaN drawn as the scale's bottom)
     modelview   adds "layers": [[head, ...], ...], "descriptions": [[text]], "selected": [layer, head],
                 "heatmap_labels" (the labels of the opened head's heatmap)
+    highlight   the row (query token) lit when a sentence is first drawn, and the head view's token; omitted = none
 
 Values go as float32 (a hover shows 2 decimals; the API's JSON keeps 6).
 """
@@ -230,9 +232,10 @@ def mask(allowed: Any) -> dict:
 
 def model_view(tokens: Sequence[str], weights: Any, titles: Sequence[Sequence[str]],
                descriptions: Sequence[Sequence[str]], selected: tuple[int, int], allowed: Any = None,
-               note: str = "") -> dict:
+               note: str = "", highlight: int | None = None) -> dict:
     """Every layer x head (weights (L, H, T, T)) as small multiples; `selected` opened first; allowed (T, T)
-    True = may attend (the opened head hatches the rest); a note written above them, if any."""
+    True = may attend (the opened head hatches the rest); a note written above them, if any; `highlight`: the
+    row lit first (a pronoun's), None for none."""
     w = np.asarray(weights, dtype=float)
     blocked = None if allowed is None else packed(~np.asarray(allowed, dtype=bool), "u8")
     layers = [[{"title": titles[la][h], "values": packed(w[la, h]), **({"blocked": blocked} if blocked else {})}
@@ -253,6 +256,8 @@ def model_view(tokens: Sequence[str], weights: Any, titles: Sequence[Sequence[st
                                       *([{"swatch": "blocked", "text": LABELS["blocked"]}] if blocked else [])]},
         "head_colors": list(colors.CATEGORICAL),
     }
-    data["stamp"] = stamp(data["rows"], [_digest(layer) for layer in layers], data["selected"], note)
+    if highlight is not None:
+        data["highlight"] = int(highlight)
+    data["stamp"] = stamp(data["rows"], [_digest(layer) for layer in layers], data["selected"], note, highlight)
     return data
 

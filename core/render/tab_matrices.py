@@ -38,15 +38,16 @@ STAGE_LABELS = {
 }
 
 
-def dependency(tokens: Sequence[str], dep: Any, causal: bool) -> dict:
-    """|d out_i / d x_j| (T, T) from autograd: 0 to its largest value; exact zeros are what the mask forbids."""
+def dependency(tokens: Sequence[str], dep: Any, causal: bool, note: str = "") -> dict:
+    """|d out_i / d x_j| (T, T) from autograd: 0 to its largest value; exact zeros are what the mask forbids.
+    note: how the sentence was read (segmented automatically, cut), written above the map."""
     d = np.asarray(dep, dtype=float)
     where = DEPENDENCY_LABELS["with_mask" if causal else "without_mask"]
     hi = float(d.max()) if d.size and d.max() > 0 else 1.0
     legend = [{"swatch": "scale", "text": DEPENDENCY_LABELS["scale"]}]
     return heatmaps(tokens, [d], [DEPENDENCY_LABELS["title"].format(where=where)], scale=weight_scale(0.0, hi),
                     labels={"x": DEPENDENCY_LABELS["x"], "y": DEPENDENCY_LABELS["y"], "hover": DEPENDENCY_LABELS["hover"],
-                            "note": DEPENDENCY_LABELS["note"]},
+                            "note": DEPENDENCY_LABELS["note"], "warning": note},
                     legend=legend, max_columns=1)
 
 

@@ -10,20 +10,25 @@ import torch
 
 from ..config import whole
 from ..lab.session import rounded
-from ..lab.trained_view import model_panel, most_telling_head
+from ..lab.trained_view import model_panel, most_telling_head, pronoun_row, row_focus, trained_attention_payload
 from ..render import matrix
 from .exports import remember
+
+MESSAGES = {
+    "focus": "In this sentence, the row of '{pronoun}' ({row}) puts its largest weight, {weight:.2f}, on '{key}' ({col}).",
+}
 
 
 @dataclass(frozen=True)
 class TrainedView:
-    """The model view, the opened head's measured role, one line per head of its layer, notes, the API JSON."""
+    """The model view, the opened head's measured role, one line per head of its layer, notes, the API JSONs."""
 
     model: dict[str, Any]  # core.render.matrix model view
     selected: str
     roles: str
     note: str
-    payload: dict[str, Any]
+    model_json: dict[str, Any]  # {"tokens", "weights": [L][H][T][T], "roles": [L][H]}: the whole model
+    payload: dict[str, Any]  # {"tokens", "layer", "head", "weights": [H][T][T], "heads"}: the opened layer
 
 
 @lru_cache(maxsize=128)
@@ -31,12 +36,24 @@ def _trained(sentence: str, layer: int, head: int) -> TrainedView:
     panel = model_panel(sentence, layer, head)
     T = len(panel.tokens)
     allowed = torch.ones(T, T, dtype=torch.bool).tril().numpy()  # the tiny model is causal
-    data = matrix.model_view(panel.tokens, panel.weights.numpy(), panel.titles, panel.descriptions, panel.selected,
-                             allowed=allowed, note=panel.note)
+    row = pronoun_row(panel.tokens)
+    descriptions = [list(d) for d in panel.descriptions]
+    if row is not None:  # each head says where the pronoun's row looks in this sentence
+        for la, heads in enumerate(row_focus(panel.weights, row)):
+            for h, (col, weight) in enumerate(heads):
+                descriptions[la][h] += " " + MESSAGES["focus"].format(
+                    pronoun=panel.tokens[row], row=row, weight=weight, key=panel.tokens[col], col=col)
+    data = matrix.model_view(panel.tokens, panel.weights.numpy(), panel.titles, descriptions, panel.selected,
+                             allowed=allowed, note=panel.note, highlight=row)
     payload = {"tokens": panel.tokens, "layer": layer, "head": head, "weights": rounded(panel.weights[layer]),
                "heads": panel.titles[layer]}
-    return TrainedView(data, panel.descriptions[layer][head], "\n".join(panel.descriptions[layer]), panel.note,
-                       payload)
+    return TrainedView(data, descriptions[layer][head], "\n".join(descriptions[layer]), panel.note,
+                       _model_json(sentence), payload)
+
+
+@lru_cache(maxsize=128)
+def _model_json(sentence: str) -> dict[str, Any]:
+    return trained_attention_payload(sentence)
 
 
 def trained(sentence: Any, layer: Any, head: Any) -> TrainedView:

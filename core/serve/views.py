@@ -110,6 +110,7 @@ class StepView:
     sharing: str
     stages: list[tuple[str, dict[str, Any]]]  # (formula as Markdown with LaTeX, matrix data) per stage
     run: Any  # the Run, for the trace download
+    note: str = ""  # how the sentence was read (segmented automatically, cut), "" when there is nothing to say
 
 
 @lru_cache(maxsize=VIEW_CACHE)
@@ -119,7 +120,7 @@ def _step_view(lab: Lab, req: Request, head: int) -> StepView:
     shown = []
     for stage in steps.stages(run, h, variant=lab.registry.get(req.variant)):
         shown.append((steps.formula_markdown(stage, run.config.scaled), tab_matrices.stage(stage, run.tokens.tokens)))
-    return StepView(h, steps.last_head(run), steps.sharing(run), shown, run)
+    return StepView(h, steps.last_head(run), steps.sharing(run), shown, run, run.tokens.note)
 
 
 def padded(stages: list, n: int) -> list:
@@ -152,7 +153,9 @@ def _causality_view(lab: Lab, sentence: str, position: int, replacement: str, ca
     res = probe(lab, sentence, position, replacement, causal, variant, seed)
     diffs = np.nan_to_num(np.asarray(res.row_max_abs_diff, dtype=float), nan=0.0, posinf=0.0).tolist()
     bars = lab_charts.causality_bars(diffs, res.tokens, res.position, res.replacement, res.causal)
-    dep = tab_matrices.dependency(res.tokens, np.nan_to_num(res.dependency.numpy(), nan=0.0, posinf=0.0), res.causal)
+    note = tokenize(sentence, TRACE_MAX_TOKENS).note  # the tokens the probe read, and how (segmented, cut)
+    dep = tab_matrices.dependency(res.tokens, np.nan_to_num(res.dependency.numpy(), nan=0.0, posinf=0.0), res.causal,
+                                  note=note)
     return CausalityView(bars, dep, res.summary, res.payload())
 
 

@@ -50,6 +50,7 @@ TABS = [
     "core.ui.causality_tab",
     "core.ui.transfer_tab",
     "core.ui.masking_tab",
+    "core.ui.chapter_tab",
     "core.ui.plugins_tab",
     "core.ui.cost_tab",
     "core.ui.model_tab",

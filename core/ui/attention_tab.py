@@ -7,6 +7,7 @@ import json
 import gradio as gr
 
 from core.config import Option, options_json
+from core.lab.text import EXAMPLES
 from core.serve import views
 
 from . import trained_panel
@@ -23,11 +24,7 @@ from .common import (
 )
 
 TITLE = "Attention"
-EXAMPLES = [
-    "The cat sat on the mat because it was tired",
-    "我 爱 自 然 语 言 处 理",
-    "Wait, what? It works: attention, masks and heads!",
-]
+SENTENCE = "The cat sat on the mat because it was tired"  # the first view (and the /attention default)
 D_MODELS = [4, 8, 16, 32, 64]
 TEXT = {
     "weights": "Weights",
@@ -64,12 +61,12 @@ def option_control(opt: Option, elem_id: str) -> gr.components.Component:
 
 def build(ctx) -> None:
     registry = ctx.registry
-    first = views.attention(ctx.lab, EXAMPLES[0])
+    first = views.attention(ctx.lab, SENTENCE)
     weights = gr.Radio([trained_panel.RANDOM, trained_panel.TRAINED], value=trained_panel.RANDOM,
                        label=TEXT["weights"], elem_id="weights", info=TEXT["weights_info"])
     with gr.Row() as random_view:
         with gr.Column(scale=1, min_width=300):
-            sentence = gr.Textbox(value=EXAMPLES[0], label=TEXT["sentence"], lines=2, max_lines=4, elem_id="sentence")
+            sentence = gr.Textbox(value=SENTENCE, label=TEXT["sentence"], lines=2, max_lines=4, elem_id="sentence")
             gr.Markdown(TEXT["examples"], elem_classes=["al-examples-title"])
             with gr.Row(elem_classes=["al-examples"]):
                 examples = [gr.Button(e, size="sm", variant="secondary", elem_id=f"example-{i}",

@@ -12,7 +12,8 @@ TITLE = "Step through"
 STAGES = ("Q", "K", "V", "scores", "scaled", "masked", "weights", "context", "output")
 INTRO = ("The sentence and settings of the **Attention** tab, one stage at a time, for the head you pick. "
          "Each matrix is shaded by its values (hover a cell for its number); rows are query tokens.")
-TEXT = {"head": "head", "sharing": "Heads and band", "download": "Download the whole trace (JSON)"}
+TEXT = {"head": "head", "sharing": "Heads and band", "download": "Download the whole trace (JSON)",
+        "note": "How the sentence was read"}
 
 
 def build(ctx) -> None:
@@ -21,6 +22,7 @@ def build(ctx) -> None:
     with gr.Row():
         head = gr.Slider(0, 7, value=0, step=1, label=TEXT["head"], elem_id="step-head", scale=1)
         sharing = gr.Textbox(label=TEXT["sharing"], interactive=False, scale=2, elem_id="step-sharing")
+    note = gr.Textbox(label=TEXT["note"], interactive=False, visible=False, elem_id="step-note")
     formulas, matrices = [], []
     for name in STAGES:
         with gr.Row(equal_height=False):
@@ -36,10 +38,10 @@ def build(ctx) -> None:
         """Every stage of one head, the head sharing / band, and the trace file to download."""
         v = views.step(ctx.lab, sentence, variant, causal, scaled, n_heads, d_model, seed, options, head)
         shown = views.padded(v.stages, len(STAGES))  # a variant may bring fewer stages: the rest stay empty
-        return (gr.update(maximum=v.last_head, value=v.head), v.sharing, exports.trace_file(v.run),
-                *[formula for formula, _ in shown], *[data for _, data in shown])
+        return (gr.update(maximum=v.last_head, value=v.head), v.sharing, gr.update(value=v.note, visible=bool(v.note)),
+                exports.trace_file(v.run), *[formula for formula, _ in shown], *[data for _, data in shown])
 
-    outputs = [head, sharing, download, *formulas, *matrices]
+    outputs = [head, sharing, note, download, *formulas, *matrices]
     kwargs = dict(concurrency_id=CPU_GROUP, concurrency_limit=CPU_LIMIT, trigger_mode="always_last",
                   show_progress="hidden", api_visibility="private")
     # the Attention tab's inputs cannot change while this tab is open: refresh when it is opened

@@ -6,7 +6,7 @@ from dataclasses import dataclass
 
 import gradio as gr
 
-from core.lab.trained_view import EXAMPLES, last_layer_and_head
+from core.lab.trained_view import EXAMPLES, REFERENCE_SENTENCES, last_layer_and_head
 from core.serve.trained import opening_head, trained
 
 from .common import CPU_GROUP, CPU_LIMIT, api_accordion, export_button, user_errors, view
@@ -14,8 +14,9 @@ from .common import CPU_GROUP, CPU_LIMIT, api_accordion, export_button, user_err
 RANDOM, TRAINED = "random, seeded", "trained tiny model"
 INTRO = (
     "A 2-layer GPT trained by `attention-lab train` on the lab's synthetic corpus, shipped with the app. "
-    "Each head is named from a measurement on 200 held-out sentences (its mean weight on the previous "
-    "token, on itself, on the earlier mention of the same noun, ...), never from a guess. "
+    "Each head is named from a measurement on {n} held-out sentences (its mean weight on the previous "
+    "token, on itself, on the earlier mention of the same noun, on the noun 它 / it refers to, ...), never from "
+    "a guess. It opens on the chapter's sentence with the row of 它 lit: read where it looks. "
     "It knows only the corpus's words: pick an example or write in its style."
 )
 TEXT = {
@@ -25,15 +26,17 @@ TEXT = {
     "selected": "What the opened head does (measured)",
     "roles": "Every head of its layer",
     "notes": "Notes",
-    "payload": "JSON (the /trained_attention API output)",
+    "model_json": "JSON: every layer and head, with each head's measured name",
+    "payload": "JSON (the /trained_attention API output: the opened layer)",
 }
 
 
 @user_errors
 def show(sentence: str, layer: float, head: float):
-    """Every layer x head of the trained model, the chosen head opened with its measured role; JSON last."""
+    """Every layer x head of the trained model, the chosen head opened with its measured role; the whole model's
+    JSON {"tokens", "weights": [L][H][T][T], "roles": [L][H]}, then the opened layer's JSON (last, as before)."""
     v = trained(sentence, layer, head)
-    return v.model, v.selected, v.roles, v.note, v.payload
+    return v.model, v.selected, v.roles, v.note, v.model_json, v.payload
 
 
 @dataclass
@@ -63,7 +66,7 @@ def build(ctx) -> TrainedPanel:
     """A hidden column; nothing is loaded until the switch first shows it (fast start-up)."""
     last_layer, last_head = last_layer_and_head()
     with gr.Column(visible=False) as column:
-        gr.Markdown(INTRO)
+        gr.Markdown(INTRO.format(n=REFERENCE_SENTENCES))
         sentence = gr.Dropdown(list(EXAMPLES), value=EXAMPLES[0], allow_custom_value=True,
                                label=TEXT["sentence"], elem_id="trained-sentence")
         model = view(None, elem_id="trained-heatmaps")  # the opened head's role and any note are written in it
@@ -75,8 +78,9 @@ def build(ctx) -> TrainedPanel:
                 layer = gr.Slider(0, last_layer, value=last_layer, step=1, label=TEXT["layer"], elem_id="trained-layer")
                 head = gr.Slider(0, last_head, value=0, step=1, label=TEXT["head"], elem_id="trained-head")
             roles = gr.Textbox(label=TEXT["roles"], lines=4, interactive=False)
+            model_json = gr.JSON(label=TEXT["model_json"], open=False)
             payload = gr.JSON(label=TEXT["payload"], open=False)
-    inputs, outputs = [sentence, layer, head], [model, selected, roles, note, payload]
+    inputs, outputs = [sentence, layer, head], [model, selected, roles, note, model_json, payload]
     gr.on(
         [sentence.change, layer.input, head.input], show, inputs, outputs,
         api_name="trained_attention", concurrency_id=CPU_GROUP, concurrency_limit=CPU_LIMIT,

@@ -15,7 +15,8 @@
     if (state.hvTokens !== tokens.join("\u0000") || !Array.isArray(state.hvOn) || state.hvOn.length !== heads.length) {
       state.hvTokens = tokens.join("\u0000");
       state.hvOn = heads.map(() => true);
-      state.hvQuery = T - 1; // the last token sees every earlier one
+      // the row the data names (a pronoun), else the last token: it sees every earlier one
+      state.hvQuery = Number.isInteger(data.highlight) && data.highlight < T ? data.highlight : T - 1;
     }
     root.replaceChildren();
     root.appendChild(A.el("div", "al-view-title", labels.headview_title));

@@ -82,6 +82,7 @@
     ctx.scale(dpr, dpr);
     const s = data.scale, span = s.max - s.min || 1;
     const blocked = head.blocked;
+    const nanRgb = data.nan_color ? [1, 3, 5].map((k) => parseInt(data.nan_color.slice(k, k + 2), 16)) : null;
     // One pixel per cell in an ImageData, scaled up without smoothing: no per-cell fill style to parse.
     const img = new ImageData(Math.max(nC, 1), Math.max(nR, 1));
     const colours = [];
@@ -91,7 +92,7 @@
         const k = 4 * (i * nC + j);
         if (blocked && blocked[i][j]) { row.push(null); continue; } // transparent: hatched below
         const v = cellValue(head.values[i][j]);
-        const c = cmap(v === -Infinity ? 0 : v === Infinity ? 1 : (v - s.min) / span);
+        const c = Number.isNaN(v) && nanRgb ? nanRgb : cmap(v === -Infinity ? 0 : v === Infinity ? 1 : (v - s.min) / span);
         img.data[k] = c[0]; img.data[k + 1] = c[1]; img.data[k + 2] = c[2]; img.data[k + 3] = 255;
         row.push(c);
       }
@@ -135,7 +136,7 @@
         for (let j = 0; j < nC; j++) {
           const c = colours[i][j];
           if (!c) continue;
-          let t = A.num(head.values[i][j], data.digits);
+          let t = nanRgb && Number.isNaN(cellValue(head.values[i][j])) ? "NaN" : A.num(head.values[i][j], data.digits);
           if (!lead) t = t.replace(/^(-?)0\./, "$1.");
           ctx.fillStyle = A.ink(c);
           ctx.fillText(t, j * cell + cell / 2, i * cell + cell / 2 + 1);
@@ -255,7 +256,7 @@
           const template = isBlocked ? labels.hover_blocked : labels.hover;
           tip.show(A.fill(template, {
             q: rows[i], i: i, k: cols[j], j: j, head: h,
-            value: A.num(head.values[i][j], data.digits),
+            value: data.nan_color && Number.isNaN(cellValue(head.values[i][j])) ? "NaN" : A.num(head.values[i][j], data.digits),
             extra: head.extra ? A.num(head.extra[i][j], data.digits) : "",
           }), ev);
         });
@@ -286,7 +287,9 @@
     root.replaceChildren(frag);
     if (keep) root.appendChild(keep);
     tip.hide();
-    if (state.rows !== rows.join("\u0000")) state.highlight = null; // a new sentence: nothing highlighted
+    if (state.rows !== rows.join("\u0000")) { // a new sentence: nothing highlighted, or the row the data names
+      state.highlight = Number.isInteger(data.highlight) && data.highlight < rows.length ? data.highlight : null;
+    }
     state.rows = rows.join("\u0000");
     highlight(root, state.highlight);
     if (data.headview && A.views.headview) {

@@ -1,0 +1,186 @@
+"""The Chapter tab: the spot-the-bug cards and the intervention table, cached so a click costs milliseconds.
+
+The cards are computed once per process (~2 s: the first cross-device error costs torch its backtrace);
+the held-out half of the interventions is measured once per process (~4 s for 8 heads x 2 ablations on 600
+sentences); both are warmed after start-up. A typed sentence's predictions take ~20 ms and are cached too.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from functools import lru_cache
+from typing import Any
+
+from ..config import ConfigError, named
+from ..lab.ablate import MODES
+from ..lab.failure_modes import KEYS, cards_payload
+from ..lab.interventions import EFFECT_SENTENCES, contrast, heldout_effects, interventions_payload
+from ..lab.pronoun import CHAPTER_SENTENCE
+from ..lab.text import MAX_CHARS, text_field
+from ..lab.trained_view import trained_view, view_note
+from ..render.chapter import card_weights, effects_chart
+from .exports import remember
+
+INTERVENTIONS_CACHE = 128
+MESSAGES = {
+    "check": "The check: {check}.",
+    "wrong_passes": "On the wrong line it passes: {detail}",
+    "wrong_fails": "On the wrong line it FAILS: {detail}",
+    "right_passes": "On the fix it passes: {detail}",
+    "right_fails": "On the fix it FAILS: {detail}",
+    "mode": "{given} is not one of the choices; choose 'zero' or 'uniform'",
+    "headline": "A head can look striking and matter little. Layer {s_layer} head {s_head} puts {s_weight:.2f} of "
+                "its weight on {s_pattern}, yet {ablation} adds only {s_loss:+.3f} bits per word to the held-out "
+                "loss ({s_may:+.3f} on the word after 它 可能 / it may); layer {p_layer} head {p_head} puts at most "
+                "{p_weight:.2f} on any pattern, and the same ablation adds {p_loss:+.3f} bits per word.",
+    "headline_none": "With this ablation the heads that look most focused are also the ones that cost most to remove.",
+    "measured": "Measured once on {n_words} next words of {n_sentences} held-out sentences (never seen in "
+                "training), {n_may} of them the word after 它 可能 / it may; with every head in place the model needs "
+                "{base:.3f} bits per word ({base_may:.3f} bits on the word after 可能 / may).",
+    "intact": "Next word after “{last}” with every head: {top}.",
+    "top": "{word} {p:.2f}",
+    "separator": ", ",
+    "columns": ("head", "named (held-out)", "mean weight on its pattern", "held-out loss increase (bits/word)",
+                "increase on the word after 它 可能 / it may (bits)", "your sentence: top next word without it",
+                "your sentence: change in the prediction (total variation)"),
+    "head": "layer {layer} head {head}",
+    "weight": "{weight:.2f} ({pattern})",
+    "increase": "{value:+.3f}",
+    "prediction": "{word} {p:.2f}",
+    "variation": "{value:.3f}",
+}
+ABLATIONS = {  # what each ablation does to a head, as the choice and in the headline
+    "zero": "zero its output (the head adds nothing)",
+    "uniform": "uniform weights over the keys it may see (it still reads, but looks nowhere in particular)",
+}
+ABLATED = {"zero": "zeroing its output", "uniform": "making its weights uniform"}
+
+
+@dataclass(frozen=True)
+class CardView:
+    """One spot-the-bug card as the tab shows it."""
+
+    key: str
+    title: str
+    wrong_code: str
+    right_code: str
+    effect: str
+    error: str  # the exact message a student meets ("" when the wrong line runs)
+    check: str  # what the check asserts, then its result on the wrong line and on the fix, one per line
+    note: str
+    weights: dict[str, Any]  # core.render.matrix heatmaps: the wrong line's weights beside the fix's
+
+
+@lru_cache(maxsize=1)
+def cards_json() -> tuple[dict[str, Any], ...]:
+    """The cards as JSON (core.lab.failure_modes.cards_payload), computed once per process."""
+    cards = tuple(cards_payload())
+    if tuple(c["key"] for c in cards) != KEYS:
+        raise RuntimeError("failure_modes.KEYS does not list the cards in order")
+    return cards
+
+
+def _result(card: dict[str, Any], side: str) -> str:
+    check = card[f"check_{side}"]
+    return MESSAGES[f"{side}_{'passes' if check['passed'] else 'fails'}"].format(detail=check["detail"])
+
+
+@lru_cache(maxsize=1)
+def cards() -> tuple[CardView, ...]:
+    """Every card's texts and weights view, built once."""
+    out = []
+    for card in cards_json():
+        check = "\n".join([MESSAGES["check"].format(check=card["check"]), _result(card, "wrong"),
+                           _result(card, "right")])
+        view = card_weights(card["tokens"], card["wrong"]["weights"], card["right"]["weights"],
+                            hatch_wrong=card["key"] != "zero-fill")  # 0-fill leaks: its future is not masked
+        out.append(CardView(card["key"], card["title"], card["wrong_code"], card["right_code"], card["effect"],
+                            card["wrong"].get("error") or "", check, card["note"], view))
+    return tuple(out)
+
+
+def failure_modes() -> tuple[tuple[CardView, ...], list[dict[str, Any]]]:
+    """The cards for the tab, and their JSON for /failure_modes."""
+    shown = cards()
+    for card in shown:
+        remember(card.weights)
+    return shown, list(cards_json())
+
+
+@dataclass(frozen=True)
+class InterventionsView:
+    """The intervention half of the tab: headline, chart, table, the sentence's prediction, notes, the JSON."""
+
+    headline: str
+    measured: str
+    chart: dict[str, Any]
+    table: list[list[str]]
+    prediction: str  # the next word with every head, then how the sentence was read (if there is anything to say)
+    note: str  # how the sentence was read: segmented automatically, words the model never saw ("" when nothing)
+    payload: dict[str, Any]
+
+
+def mode_value(mode: Any) -> str:
+    """An ablation a person picked: 'zero' or 'uniform'; ConfigError otherwise."""
+    if mode not in MODES:
+        raise ConfigError(MESSAGES["mode"].format(given=named("mode", mode)))
+    return mode
+
+
+def _headline(mode: str) -> str:
+    pair = contrast(heldout_effects(), mode)
+    s, p = pair.striking, pair.plain
+    if s is None or p is None:
+        return MESSAGES["headline_none"]
+    return MESSAGES["headline"].format(
+        s_layer=s.layer, s_head=s.head, s_weight=s.pattern_weight, s_pattern=s.pattern, ablation=ABLATED[mode],
+        s_loss=s.loss_increase[mode], s_may=s.after_may_increase[mode], p_layer=p.layer, p_head=p.head, p_weight=p.pattern_weight,
+        p_loss=p.loss_increase[mode])
+
+
+@lru_cache(maxsize=INTERVENTIONS_CACHE)
+def _interventions(sentence: str, mode: str) -> InterventionsView:
+    view = trained_view(sentence)  # ConfigError for an empty or too long sentence; the tokens and the note
+    try:
+        payload = interventions_payload(sentence, mode)
+    except ValueError as exc:  # the typed sentence cannot be read (already named by trained_view, in practice)
+        raise ConfigError(str(exc)) from None
+    table, typed = payload["heldout"], payload["sentence"]
+    heads, effects = table["heads"], {(h["layer"], h["head"]): h for h in typed["heads"]}
+    pair = contrast(heldout_effects(), mode)
+    mark = None if pair.striking is None else next(
+        i for i, h in enumerate(heads) if (h["layer"], h["head"]) == (pair.striking.layer, pair.striking.head))
+    names = [MESSAGES["head"].format(layer=h["layer"], head=h["head"]) for h in heads]
+    chart = effects_chart(names, [h["pattern_weight"] for h in heads], [h["loss_increase"][mode] for h in heads],
+                          [h["after_may_increase"][mode] for h in heads], mark)
+    rows = []
+    for name, h in zip(names, heads, strict=True):
+        e = effects[(h["layer"], h["head"])]
+        rows.append([
+            name, h["role"], MESSAGES["weight"].format(weight=h["pattern_weight"], pattern=h["pattern"]),
+            MESSAGES["increase"].format(value=h["loss_increase"][mode]),
+            MESSAGES["increase"].format(value=h["after_may_increase"][mode]),
+            MESSAGES["prediction"].format(**e["top"][0]), MESSAGES["variation"].format(value=e["total_variation"]),
+        ])
+    top = MESSAGES["separator"].join(MESSAGES["top"].format(**t) for t in typed["intact"])
+    measured = MESSAGES["measured"].format(
+        n_words=table["n_words"], n_sentences=EFFECT_SENTENCES, n_may=table["n_after_may"], base=table["base_loss"],
+        base_may=table["base_after_may"])
+    note = view_note(view)
+    prediction = MESSAGES["intact"].format(last=view.tokens[-1], top=top)
+    return InterventionsView(_headline(mode), measured, chart, rows, f"{prediction}\n{note}" if note else prediction,
+                             note, payload)
+
+
+def interventions(sentence: Any, mode: Any) -> InterventionsView:
+    """Raw UI/API values -> the (cached) view; ConfigError (one sentence) for a sentence or mode it cannot take."""
+    text = text_field("sentence", "" if sentence is None else sentence)[:MAX_CHARS]
+    view = _interventions(text, mode_value(mode))
+    remember(view.chart)
+    return view
+
+
+def warm() -> None:
+    """The cards, the held-out table and the chapter sentence's view, before anyone asks (~6 s, once)."""
+    failure_modes()
+    interventions(CHAPTER_SENTENCE, "zero")

@@ -1,0 +1,122 @@
+"""Mistakes & interventions: the chapter's failure modes as spot-the-bug cards, and what each trained head is
+worth when taken out (do not mythologise attention weights). Layout and wiring only."""
+
+from __future__ import annotations
+
+import gradio as gr
+
+from core.lab.ablate import MODES
+from core.lab.failure_modes import KEYS
+from core.lab.pronoun import CHAPTER_PAIR, CHAPTER_SENTENCE
+from core.serve import chapter
+
+from .common import CPU_GROUP, CPU_LIMIT, api_accordion, user_errors, view
+
+TITLE = "Mistakes & interventions"
+SENTENCES = (  # what the intervention view predicts after: the chapter's sentence up to 可能, then the pair
+    "合同 违约金 过高 ， 它 可能",
+    *CHAPTER_PAIR,
+    "the report 's figure was too high , so it may",
+    CHAPTER_SENTENCE,
+)
+TEXT = {
+    "bugs_title": "## Spot the bug",
+    "bugs_intro": ("The chapter's minimal causal attention, run just now on the first five words of its sentence "
+                   "(合同 违约金 过高 ， 它), once as written and once with ONE line changed. Each card shows the wrong "
+                   "line, what it does to the weights (or the error torch raises), the one-line fix, and the check "
+                   "that catches it: run on both versions every time the card is built."),
+    "wrong": "The wrong line",
+    "right": "The fix (one line)",
+    "error": "What torch says when the wrong line runs",
+    "check": "The check that catches it",
+    "interventions_title": "## Do not mythologise attention weights",
+    "interventions_intro": ("The trained tiny model's eight heads. Left: how much weight each head puts on the "
+                            "pattern it is named after (query → key matching, measured on held-out text). Then: "
+                            "how much worse the model predicts held-out text when that head is taken out. A large "
+                            "weight is not a large effect: read the two side by side. The marked head is the "
+                            "headline's striking one."),
+    "sentence": "Sentence for the next-word prediction (the tiny model's words)",
+    "mode": "Ablation: how a head is taken out",
+    "prediction": "The model's next word after your sentence",
+    "notes": "Notes",
+    "cards_json": "JSON (the /failure_modes API output)",
+    "payload": "JSON (the /interventions API output)",
+}
+
+
+def build(ctx) -> None:
+    gr.Markdown(TEXT["bugs_title"])
+    gr.Markdown(TEXT["bugs_intro"])
+    slots = []  # per card: title, wrong line, fix, error, effect, check, note, weights
+    for key in KEYS:
+        with gr.Group(elem_id=f"card-{key}", elem_classes=["al-card"]):
+            title = gr.Markdown(elem_id=f"card-{key}-title", elem_classes=["al-card-title"])
+            with gr.Column():  # the lines full width: a long mask line must not be cut at 1280 px
+                wrong = gr.Code(language="python", label=TEXT["wrong"], interactive=False, lines=1,
+                                elem_id=f"card-{key}-wrong")
+                right = gr.Code(language="python", label=TEXT["right"], interactive=False, lines=1,
+                                elem_id=f"card-{key}-right")
+                error = gr.Code(label=TEXT["error"], interactive=False, lines=1, visible=False,
+                                elem_id=f"card-{key}-error")
+            with gr.Row(equal_height=False):
+                with gr.Column(scale=2, min_width=360):
+                    effect = gr.Markdown(elem_id=f"card-{key}-effect")
+                    check = gr.Textbox(label=TEXT["check"], lines=3, interactive=False, elem_id=f"card-{key}-check")
+                    note = gr.Markdown(visible=False, elem_id=f"card-{key}-note")
+                with gr.Column(scale=3, min_width=360):
+                    weights = view(None, elem_id=f"card-{key}-weights")
+        slots.append([title, wrong, right, error, effect, check, note, weights])
+
+    gr.Markdown(TEXT["interventions_title"])
+    headline = gr.Markdown(elem_id="interventions-headline", elem_classes=["al-headline"])
+    gr.Markdown(TEXT["interventions_intro"])
+    with gr.Row():
+        sentence = gr.Dropdown(list(SENTENCES), value=SENTENCES[0], allow_custom_value=True, label=TEXT["sentence"],
+                               elem_id="interventions-sentence", scale=2)
+        mode = gr.Radio([(chapter.ABLATIONS[m], m) for m in MODES], value=MODES[0], label=TEXT["mode"],
+                        elem_id="interventions-mode", scale=3)
+    chart = view(None, elem_id="interventions-chart")
+    table = gr.Dataframe(headers=list(chapter.MESSAGES["columns"]), interactive=False, wrap=True,
+                         elem_id="interventions-table")
+    prediction = gr.Textbox(label=TEXT["prediction"], interactive=False, lines=2, elem_id="interventions-prediction")
+    measured = gr.Markdown(elem_id="interventions-measured")
+    with api_accordion():
+        note = gr.Textbox(label=TEXT["notes"], interactive=False, elem_id="interventions-note")
+        cards_json = gr.JSON(label=TEXT["cards_json"], open=False)
+        payload = gr.JSON(label=TEXT["payload"], open=False)
+        api_call = gr.Button(visible=False)  # the public /failure_modes endpoint's own trigger
+
+    @user_errors
+    def show_cards():
+        """Every card: its title, the two lines, the error (if any), what it does, the check, a note, the weights;
+        then the cards' JSON."""
+        shown, data = chapter.failure_modes()
+        out = []
+        for card in shown:
+            out.extend([f"### {card.title}", card.wrong_code, card.right_code,
+                        gr.update(value=card.error, visible=bool(card.error)), card.effect, card.check,
+                        gr.update(value=card.note, visible=bool(card.note)), card.weights])
+        return (*out, data)
+
+    @user_errors
+    def failure_modes():
+        """The chapter's failure modes as JSON: per card the wrong and right line, the effect, the check on both."""
+        _, data = chapter.failure_modes()
+        return data
+
+    @user_errors
+    def interventions(sentence, mode="zero"):
+        """Each trained head's mean weight on its pattern beside the held-out loss increase when it is ablated
+        ('zero': output zeroed; 'uniform': weights uniform over allowed keys), and the typed sentence's next word."""
+        v = chapter.interventions(sentence, mode)
+        return v.headline, v.chart, v.table, v.prediction, v.measured, v.note, v.payload
+
+    kwargs = dict(concurrency_id=CPU_GROUP, concurrency_limit=CPU_LIMIT, show_progress="minimal")
+    card_outputs = [*(c for slot in slots for c in slot), cards_json]
+    outputs = [headline, chart, table, prediction, measured, note, payload]
+    api_call.click(failure_modes, None, cards_json, api_name="failure_modes", **kwargs)
+    gr.on([sentence.change, mode.change], interventions, [sentence, mode], outputs, api_name="interventions",
+          trigger_mode="always_last", **kwargs)
+    ctx.tab.select(show_cards, None, card_outputs, api_visibility="private", **kwargs).then(
+        interventions, [sentence, mode], outputs, api_visibility="private", **kwargs)
+    ctx.warm.append(chapter.warm)  # the cards and the held-out table (~6 s, once per process)
