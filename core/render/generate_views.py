@@ -12,7 +12,7 @@ from . import charts, matrix
 
 MIB, KIB = 2**20, 2**10
 MAX_CACHE_LAYERS = 4  # layers of the cache drawn (GPT-2 small has 12: the first ones make the point)
-MAX_CACHE_COLUMNS = 64  # values per row drawn (the first K/V heads'; GPT-2 small has 768)
+MAX_CACHE_COLUMNS = 16  # values per row drawn: the first K/V head's first ones (a row label per token stays readable)
 LABELS = {
     "next_title": "What comes after '{word}' (position {position}): the {n} likeliest next words",
     "next_x": "next word",
@@ -27,12 +27,14 @@ LABELS = {
     "rows_note": "The new word '{word}' looks back: one row per head, one panel per layer.",
     "cache_title": "{which} · layer {layer} {shape}",
     "cache_x": "value (K/V head · dimension)",
-    "cache_y": "token kept in the cache",
+    "cache_y": "token",
     "cache_hover": "{head}: token '{q}' ({i}), column {k}: {value}",
     "cache_scale": "value stored in the cache",
     "cache_note": "Each token adds one row to K and one to V in every layer; the last row is the newest word. "
                   "Nothing above it is ever recomputed.",
-    "cache_cut": "Drawn: the first {layers} of {n_layers} layers and the first {columns} of {width} values per row.",
+    "cache_cut_values": "Drawn: the first {columns} of the {width} values in each row (the first K/V head's).",
+    "cache_cut_layers": "Drawn: the first {layers} of the {n_layers} layers, and the first {columns} of the {width} "
+                        "values in each row.",
     "decode_title": "Time per generated token, measured (gpt2-small shape, random weights, B = 1, fp32)",
     "decode_x": "tokens of context T",
     "decode_y": "ms per token",
@@ -69,7 +71,7 @@ def attention_rows(seen: Sequence[str], attention: Any, word: str) -> dict:
               "note": LABELS["rows_note"].format(word=charts.short(word))}
     data = matrix.heatmaps([""] * H, list(a), [LABELS["rows_title"].format(layer=la) for la in range(L)],
                            cols=list(seen), labels=labels, legend=[{"swatch": "scale", "text": LABELS["rows_scale"]}],
-                           max_columns=1 if L <= 2 else 2, max_cell=40)
+                           max_columns=min(L, 4), max_cell=64)
     data["col_tokens"] = True  # the columns are the sentence's tokens: a click lights them up in every layer
     data["show_values"] = n <= matrix.VALUES_UP_TO
     data["boundary"] = False
@@ -88,14 +90,15 @@ def cache_rows(tokens: Sequence[str], keys: Any, values: Any, layer_shape: Seque
             mats.append(m[la, :, :shown_cols])
             titles.append(LABELS["cache_title"].format(which=which, layer=la, shape=tuple(layer_shape)))
     cols = [f"{c // head_dim}·{c % head_dim}" for c in range(shown_cols)]
-    warning = ""
-    if shown_layers < L or shown_cols < width:
-        warning = LABELS["cache_cut"].format(layers=shown_layers, n_layers=L, columns=shown_cols, width=width)
-    labels = {"x": LABELS["cache_x"], "y": LABELS["cache_y"], "hover": LABELS["cache_hover"],
-              "note": LABELS["cache_note"], "warning": warning}
+    note = LABELS["cache_note"]
+    if shown_layers < L:
+        note += " " + LABELS["cache_cut_layers"].format(layers=shown_layers, n_layers=L, columns=shown_cols, width=width)
+    elif shown_cols < width:
+        note += " " + LABELS["cache_cut_values"].format(columns=shown_cols, width=width)
+    labels = {"x": LABELS["cache_x"], "y": LABELS["cache_y"], "hover": LABELS["cache_hover"], "note": note}
     data = matrix.heatmaps(list(tokens), mats, titles, scale=matrix.signed_scale(np.stack(mats)), cols=cols,
                            labels=labels, legend=[{"swatch": "scale", "text": LABELS["cache_scale"]}],
-                           max_columns=2, max_cell=14)
+                           max_columns=2, max_cell=26)
     data["show_values"] = False
     data["boundary"] = False
     return data

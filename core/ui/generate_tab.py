@@ -14,8 +14,8 @@ from .common import CPU_GROUP, CPU_LIMIT, api_accordion, export_button, user_err
 
 TITLE = "Generate"
 EXAMPLES = [  # written with spaces between tokens: the tiny model knows every word
-    "合同 违约金 过高 ， 它 可能",
     "the fox that the child saw was",
+    "合同 违约金 过高 ， 它 可能",
     "a bear went to the river with a fish . by the river , the bear ate the",
 ]
 TEXT = {
