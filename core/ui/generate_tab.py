@@ -114,7 +114,7 @@ def build(ctx) -> None:
         n_kv = gr.Number(value=4, precision=0, minimum=1, label=TEXT["n_kv_heads"], elem_id="generate-kv")
         window = gr.Number(value=256, precision=0, minimum=1, maximum=generate.MAX_WINDOW, label=TEXT["window"],
                            elem_id="generate-window")
-        context = gr.Slider(*generate.CACHE_T, value=1024, step=1, label=TEXT["T"], elem_id="generate-T")
+        context = gr.Dropdown(list(generate.CACHE_T), value=1024, label=TEXT["T"], elem_id="generate-T")
     cache_summary = gr.Markdown(elem_id="generate-cache-summary")
     cache_table = gr.Dataframe(headers=HEADERS["cache"], interactive=False, label=TEXT["cache_table"],
                                elem_id="generate-cache-table", elem_classes=["al-big-table"])
@@ -190,3 +190,4 @@ def build(ctx) -> None:
     for button, example in zip(examples, EXAMPLES, strict=True):  # set in the page: one round trip, not two
         button.click(None, None, sentence, js=f"() => {json.dumps(example)}", queue=False)
     ctx.warm.append(lambda: generate.next_words(EXAMPLES[0], -1, 1.0, 0, 0))  # loads the tiny model (~0.1 s)
+    ctx.warm.append(lambda: generate.cache_table(*(c.value for c in numbers)))  # the meta device's first use (~4 s)
