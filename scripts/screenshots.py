@@ -111,6 +111,8 @@ def generate(page, out):
                            " return e && e.dataset.stamp && e.dataset.stamp !== old; }", arg=old)
     shoot(page, out, "generate-step", "#generate-rows")
     shoot(page, out, "generate-cache", "#generate-cache")
+    page.wait_for_function("() => { const e = document.querySelector('#generate-cache-summary');"
+                           " return e && e.innerText.includes('T = '); }")
     shoot(page, out, "generate-measured", "#generate-cache-summary")
 
 

@@ -87,7 +87,7 @@ def _model(name: Any):
         folder = os.environ.get(ENV, "").strip()
         if not folder:
             raise ConfigError(MESSAGES["gpt2_off"])
-        model, tokenizer = _gpt2(folder)
+        model, tokenizer = _gpt2(os.path.expanduser(folder))
         return model, tokenizer, False
     raise ConfigError(MESSAGES["model"].format(value=named("model", name), choices=choices_text(models())))
 
