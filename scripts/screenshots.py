@@ -107,8 +107,25 @@ def chapter(page, out):
     shoot(page, out, "chapter-interventions", "#interventions-headline")
 
 
+def generate(page, out):
+    tab(page, "Generate")
+    drawn(page, "generate-next")
+    shoot(page, out, "generate")
+    old = page.locator("#generate-next .al-root").get_attribute("data-stamp")
+    page.locator("#generate-step").click()
+    drawn(page, "generate-rows")
+    drawn(page, "generate-cache")
+    page.wait_for_function("old => { const e = document.querySelector('#generate-next .al-root');"
+                           " return e && e.dataset.stamp && e.dataset.stamp !== old; }", arg=old)
+    shoot(page, out, "generate-step", "#generate-rows")
+    shoot(page, out, "generate-cache", "#generate-cache")
+    page.wait_for_function("() => { const e = document.querySelector('#generate-cache-summary');"
+                           " return e && e.innerText.includes('T = '); }")
+    shoot(page, out, "generate-measured", "#generate-cache-summary")
+
+
 SHOTS = {"attention": attention, "trained": trained, "step": step, "causality": causality, "masking": masking,
-         "transfer": transfer, "chapter": chapter, "cost": cost, "model": model}
+         "transfer": transfer, "chapter": chapter, "cost": cost, "model": model, "generate": generate}
 
 
 def main() -> None:

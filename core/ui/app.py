@@ -54,6 +54,7 @@ TABS = [
     "core.ui.plugins_tab",
     "core.ui.cost_tab",
     "core.ui.model_tab",
+    "core.ui.generate_tab",
     "core.ui.experiments_tab",
 ]
 

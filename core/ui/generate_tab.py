@@ -1,0 +1,193 @@
+"""The Generate tab: the next word's probabilities, one seeded word at a time, and the KV cache. Layout and wiring only."""
+
+from __future__ import annotations
+
+import json
+
+import gradio as gr
+
+from core.model import PRESETS
+from core.render.generate_views import HEADERS
+from core.serve import generate
+
+from .common import CPU_GROUP, CPU_LIMIT, api_accordion, export_button, user_errors, view
+
+TITLE = "Generate"
+EXAMPLES = [  # written with spaces between tokens: the tiny model knows every word
+    "the fox that the child saw was",
+    "合同 违约金 过高 ， 它 可能",
+    "a bear went to the river with a fish . by the river , the bear ate the",
+]
+TEXT = {
+    "intro": "### From attention to the next word\n"
+             "A GPT reads the sentence and gives every word of its vocabulary a probability of coming next. "
+             "Pick where to look with **position**; **temperature** flattens (above 1) or sharpens (below 1) the "
+             "probabilities, **top-k** keeps only the k likeliest words. **Generate one word** draws the next word "
+             "with the **seed** (the same seed gives the whole class the same word), appends it, and shows how it "
+             "looks back at every earlier token in every head, and the row it adds to the KV cache.",
+    "model": "Model",
+    "model_info": "the tiny GPT trained by the lab on its synthetic corpus (it knows only the corpus's words)",
+    "sentence": "Sentence",
+    "examples": "Examples",
+    "position": "position: predict the word after this token",
+    "temperature": "temperature",
+    "temperature_info": "1 = the model's own probabilities",
+    "top_k": "top_k (0 = every word; 1 = always the likeliest)",
+    "seed": "seed (which word is drawn)",
+    "step": "Generate one word",
+    "summary": "What the bars show",
+    "step_summary": "The word just generated",
+    "cache_title": "### What the KV cache holds",
+    "cache_help": "Generate a word to see each layer's keys (K) and values (V), one row per token the model has "
+                  "read. A new word adds one row to each; the rows above it never change, which is why generation "
+                  "can keep them instead of recomputing them.",
+    "many_title": "Generate several words",
+    "n_words": "n_words",
+    "use_cache": "use the KV cache (the same words either way; compare the time)",
+    "many": "Generate",
+    "many_table": "One row per generated word",
+    "many_summary": "Generated",
+    "real_title": "### The cache of a real-sized model",
+    "real_help": "Counted on PyTorch's meta device for the preset you pick: what each layer keeps, what one token "
+                 "costs, and how much one decoding step computes with and without the cache. Grouped-query "
+                 "attention shares each K/V head between several query heads; a sliding window keeps only the "
+                 "last window-1 keys.",
+    "preset": "Preset",
+    "n_kv_heads": "n_kv_heads (GQA; must divide n_heads)",
+    "window": "window (sliding window)",
+    "T": "T: tokens already in the context",
+    "cache_table": "Multi-head, grouped-query and sliding-window attention at T",
+    "measured_title": "### Measured: one generated token, with and without the cache",
+    "measured_table": "Saved benchmark (core/assets/decode.json)",
+    "next_payload": "JSON (the /next_words API output)",
+    "step_payload": "JSON (the generated word)",
+    "many_payload": "JSON (the /generate API output)",
+    "cache_payload": "JSON (the cache numbers)",
+    "api_position": "position (-1 = the last token)",
+}
+
+
+def build(ctx) -> None:
+    choices = generate.models()
+    gr.Markdown(TEXT["intro"])
+    with gr.Row():
+        with gr.Column(scale=1, min_width=300):
+            model = gr.Radio(choices, value=generate.TINY, label=TEXT["model"], info=TEXT["model_info"],
+                             elem_id="generate-model")
+            sentence = gr.Textbox(value=EXAMPLES[0], label=TEXT["sentence"], lines=2, max_lines=6,
+                                  elem_id="generate-sentence")
+            gr.Markdown(TEXT["examples"], elem_classes=["al-examples-title"])
+            with gr.Row(elem_classes=["al-examples"]):
+                examples = [gr.Button(e, size="sm", variant="secondary", elem_id=f"generate-example-{i}",
+                                      elem_classes=["al-example"]) for i, e in enumerate(EXAMPLES)]
+            opening = generate.example_position(EXAMPLES[0])
+            position = gr.Slider(0, opening, value=opening, step=1, label=TEXT["position"],
+                                 elem_id="generate-position")
+            temperature = gr.Slider(*generate.TEMPERATURE, value=1.0, step=0.05, label=TEXT["temperature"],
+                                    info=TEXT["temperature_info"], elem_id="generate-temperature")
+            top_k = gr.Slider(0, generate.MAX_TOP_K, value=0, step=1, label=TEXT["top_k"], elem_id="generate-top-k")
+            seed = gr.Number(value=0, precision=0, minimum=0, maximum=generate.MAX_SEED, label=TEXT["seed"],
+                             elem_id="generate-seed")
+            step_button = gr.Button(TEXT["step"], variant="primary", elem_id="generate-step")
+        with gr.Column(scale=2):
+            bars = view(None, elem_id="generate-next")
+            export_button(bars, "generate-next")
+            summary = gr.Textbox(label=TEXT["summary"], interactive=False, elem_id="generate-summary")
+            step_summary = gr.Textbox(label=TEXT["step_summary"], interactive=False, visible=False, lines=2,
+                                      elem_id="generate-step-summary")
+            rows = view(None, elem_id="generate-rows", visible=False)
+    gr.Markdown(TEXT["cache_title"])
+    gr.Markdown(TEXT["cache_help"])
+    cache = view(None, elem_id="generate-cache", visible=False)
+    with gr.Accordion(TEXT["many_title"], open=False):
+        with gr.Row():
+            n_words = gr.Slider(1, generate.MAX_WORDS, value=8, step=1, label=TEXT["n_words"], elem_id="generate-n")
+            use_cache = gr.Checkbox(value=True, label=TEXT["use_cache"], elem_id="generate-use-cache")
+            many_button = gr.Button(TEXT["many"], elem_id="generate-many", scale=0, min_width=160)
+        many_summary = gr.Textbox(label=TEXT["many_summary"], interactive=False, lines=2, elem_id="generate-text")
+        many_table = gr.Dataframe(headers=HEADERS["steps"], interactive=False, label=TEXT["many_table"],
+                                  elem_id="generate-steps")
+    gr.Markdown(TEXT["real_title"])
+    gr.Markdown(TEXT["real_help"])
+    with gr.Row():
+        preset = gr.Dropdown(list(PRESETS), value="gpt2-small", label=TEXT["preset"], elem_id="generate-preset")
+        n_kv = gr.Number(value=4, precision=0, minimum=1, label=TEXT["n_kv_heads"], elem_id="generate-kv")
+        window = gr.Number(value=256, precision=0, minimum=1, maximum=generate.MAX_WINDOW, label=TEXT["window"],
+                           elem_id="generate-window")
+        context = gr.Dropdown(list(generate.CACHE_T), value=1024, label=TEXT["T"], elem_id="generate-T")
+    cache_summary = gr.Markdown(elem_id="generate-cache-summary")
+    cache_table = gr.Dataframe(headers=HEADERS["cache"], interactive=False, label=TEXT["cache_table"],
+                               elem_id="generate-cache-table", elem_classes=["al-big-table"])
+    gr.Markdown(TEXT["measured_title"])
+    bench = generate.decode_bench()
+    if bench.chart is not None:
+        measured = view(bench.chart, elem_id="generate-decode")
+        export_button(measured, "generate-decode")
+        gr.Dataframe(value=bench.rows, headers=HEADERS["decode"], interactive=False, label=TEXT["measured_table"],
+                     elem_id="generate-decode-table")
+    gr.Markdown(bench.caption, elem_id="generate-decode-caption")
+    with api_accordion():
+        api_position = gr.Number(value=-1, precision=0, minimum=generate.POSITIONS[0],
+                                 maximum=generate.POSITIONS[1], label=TEXT["api_position"], visible=False)
+        api_call = gr.Button(visible=False)  # the public /next_words endpoint's own trigger
+        next_payload = gr.JSON(label=TEXT["next_payload"], open=False)
+        step_payload = gr.JSON(label=TEXT["step_payload"], open=False)
+        many_payload = gr.JSON(label=TEXT["many_payload"], open=False)
+        cache_payload = gr.JSON(label=TEXT["cache_payload"], open=False)
+
+    queued = dict(concurrency_id=CPU_GROUP, concurrency_limit=CPU_LIMIT)
+    predicted = [bars, summary, next_payload]
+
+    @user_errors
+    def next_words(sentence, position=-1, temperature=1.0, top_k=0, seed=0, model=generate.TINY):
+        """The top-10 next words after tokens[position]; JSON {"tokens", "position", "candidates": [...], ...}."""
+        v = generate.next_words(sentence, position, temperature, top_k, seed, model)
+        return v.chart, v.summary, v.payload
+
+    @user_errors
+    def opened(model, sentence, temperature, top_k, seed):
+        """A new sentence or model: the slider spans its tokens and opens on the last one."""
+        last, top = generate.positions(sentence, model)
+        v = generate.next_words(sentence, last, temperature, top_k, seed, model)
+        return gr.update(maximum=top, value=last), v.chart, v.summary, v.payload
+
+    @user_errors
+    def stepped(sentence, temperature, top_k, seed, model):
+        """One seeded word appended; its attention rows and the cache it grows, shown."""
+        v = generate.step(sentence, temperature, top_k, seed, model)
+        return (v.sentence, gr.update(value=v.rows, visible=True), gr.update(value=v.cache, visible=True),
+                gr.update(value=v.summary, visible=True), v.payload)
+
+    @user_errors
+    def generate_words(sentence, n_words=8, temperature=1.0, top_k=0, seed=0, use_cache=True,
+                       model=generate.TINY):
+        """n_words seeded words; JSON with the words, each one's probability, cache length and seconds."""
+        v = generate.generation(sentence, n_words, temperature, top_k, seed, use_cache, model)
+        return v.table, v.summary, v.payload
+
+    @user_errors
+    def cache_numbers(preset, n_kv_heads, window, T):
+        """The cache of a real-sized preset as multi-head, GQA and sliding window."""
+        v = generate.cache_table(preset, n_kv_heads, window, T)
+        return v.rows, v.summary, v.payload
+
+    api_call.click(next_words, [sentence, api_position, temperature, top_k, seed, model], predicted,
+                   api_name="next_words", **queued)
+    reopen = [sentence.change, model.change, *([ctx.tab.select] if getattr(ctx, "tab", None) else [])]
+    gr.on(reopen, opened, [model, sentence, temperature, top_k, seed], [position, *predicted],
+          api_visibility="private", trigger_mode="always_last", show_progress="minimal", **queued)
+    gr.on([position.input, temperature.input, top_k.input, seed.input], next_words,
+          [sentence, position, temperature, top_k, seed, model], predicted, api_visibility="private",
+          trigger_mode="always_last", show_progress="minimal", **queued)
+    step_button.click(stepped, [sentence, temperature, top_k, seed, model],
+                      [sentence, rows, cache, step_summary, step_payload], api_visibility="private", **queued)
+    many_button.click(generate_words, [sentence, n_words, temperature, top_k, seed, use_cache, model],
+                      [many_table, many_summary, many_payload], api_name="generate", **queued)
+    numbers = [preset, n_kv, window, context]
+    gr.on([*(c.change for c in numbers), *([ctx.tab.select] if getattr(ctx, "tab", None) else [])], cache_numbers,
+          numbers, [cache_table, cache_summary, cache_payload], api_visibility="private",
+          trigger_mode="always_last", **queued)
+    for button, example in zip(examples, EXAMPLES, strict=True):  # set in the page: one round trip, not two
+        button.click(None, None, sentence, js=f"() => {json.dumps(example)}", queue=False)
+    ctx.warm.append(lambda: generate.next_words(EXAMPLES[0], -1, 1.0, 0, 0))  # loads the tiny model (~0.1 s)
+    ctx.warm.append(lambda: generate.cache_table(*(c.value for c in numbers)))  # the meta device's first use (~4 s)
