@@ -292,3 +292,19 @@ def test_the_app_keeps_little_per_session_and_no_file_it_does_not_need(demo):
     options = launch_options()
     assert options["state_session_capacity"] <= 256 and options["max_file_size"] <= 16_384
     assert demo.delete_cache is not None and demo.state_session_capacity <= 256
+
+
+def test_values_no_page_sends_are_still_one_sentence_on_the_unqueued_and_trained_events(app_url, demo):
+    import httpx
+
+    from core.config import ConfigError
+    from core.serve import views
+    from core.serve.trained import trained
+
+    assert views.position_range(["not", "text"], "x") == (1, 0)  # a slider keeps a range: no Gradio error
+    with pytest.raises(ConfigError, match="type a sentence first"):
+        trained(None, 0, 0)
+    positions = next(i for i, fn in demo.fns.items() if fn.name == "positions")
+    r = httpx.post(app_url + "gradio_api/run/predict",
+                   json={"data": [["a"], {"x": 1}], "fn_index": positions, "session_hash": "refused"}, timeout=60)
+    assert r.status_code == 200, r.text[:300]

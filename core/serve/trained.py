@@ -8,7 +8,7 @@ from typing import Any
 
 import torch
 
-from ..config import whole
+from ..config import ConfigError, whole
 from ..lab.session import rounded
 from ..lab.trained_view import model_panel, most_telling_head, pronoun_row, row_focus, trained_attention_payload
 from ..render import matrix
@@ -57,9 +57,9 @@ def _model_json(sentence: str) -> dict[str, Any]:
 
 
 def trained(sentence: Any, layer: Any, head: Any) -> TrainedView:
-    """Raw UI/API values -> the (cached) view; ValueError for a sentence, layer or head the model cannot take."""
+    """Raw UI/API values -> the (cached) view; ConfigError for a sentence, layer or head the model cannot take."""
     if not isinstance(sentence, str):
-        raise ValueError("type a sentence first")
+        raise ConfigError("type a sentence first")
     view = _trained(sentence, whole("layer", layer), whole("head", head))
     remember(view.model)
     return view

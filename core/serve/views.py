@@ -169,8 +169,8 @@ def causality(lab: Lab, sentence, position, replacement, causal=True, variant="m
 def last_position(sentence: Any) -> int:
     """The largest position the Causality tab's slider offers for this sentence: its last token (at least 1)."""
     if not isinstance(sentence, str):
-        return 0
-    return max(len(tokenize(sentence, TRACE_MAX_TOKENS).tokens) - 1, 1)  # a slider needs a range
+        return 1  # a slider needs a range, whatever it was sent
+    return max(len(tokenize(sentence, TRACE_MAX_TOKENS).tokens) - 1, 1)
 
 
 def position_range(sentence: Any, position: Any) -> tuple[int, int]:
