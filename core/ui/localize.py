@@ -49,8 +49,8 @@ def translated(block: Any, value: Any) -> Any:
     """One event output in the request's language (unchanged in English, and for JSON, files and inputs)."""
     if i18n.current() == "en" or value is None:
         return value
-    if isinstance(block, (gr.JSON, gr.File, gr.DownloadButton, gr.State)):
-        return value  # the API's numbers and names stay as documented
+    if isinstance(block, (gr.JSON, gr.File, gr.DownloadButton, gr.State, gr.Code)):
+        return value  # the API's numbers and names stay as documented; code (and what torch says) as it is
     if isinstance(block, gr.Textbox) and block.interactive is not False:
         return value  # what a person typed (or an options box an event writes) is theirs
     if isinstance(value, dict) and value.get("__type__") == "update":
