@@ -32,11 +32,12 @@ def localize(demo: gr.Blocks) -> set[str]:
             if isinstance(getattr(block, attr, None), str):
                 setattr(block, attr, keyed(getattr(block, attr)))
         if "al-example" in (block.elem_classes or []):
-            continue  # an example sentence is text to read the model on, in its own language
+            continue  # example sentences (a button, a dropdown's choices): text the model reads, in its own language
         if isinstance(block, (gr.Markdown, gr.Button)) and isinstance(block.value, str):
             block.value = keyed(block.value)  # (a DownloadButton is a Button: its value is a file, never text)
         if isinstance(block, (gr.Dropdown, gr.Radio)) and block.choices:  # a name shown as itself stays a name
-            block.choices = [(label if label == value else keyed(label), value) for label, value in block.choices]
+            block.choices = [(label if label == value and i18n.is_name(label) else keyed(label), value)
+                             for label, value in block.choices]
     return texts
 
 
