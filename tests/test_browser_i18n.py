@@ -68,13 +68,13 @@ def test_every_tab_opens_in_chinese(zh_page):
 
 def test_the_settings_switch_turns_the_page_and_the_servers_sentences_to_english(zh_page):
     page = zh_page
-    page.get_by_text(re.compile("^设置$")).first.click()  # Gradio's Settings, in the footer
+    page.get_by_role("button", name="设置").first.click()  # Gradio's Settings, in the footer
     page.get_by_role("combobox", name="Language").click()
     page.get_by_role("option", name="English", exact=True).click()
     page.wait_for_function("() => document.documentElement.lang === 'en'")
-    page.keyboard.press("Escape")
+    page.locator("button:has(svg[viewBox='0 0 5 5'])").first.click()  # the Settings panel's close (×)
     assert "lab_lang=en" in page.evaluate("document.cookie")
-    assert page.get_by_role("tab", name="Step through").is_visible()
+    page.get_by_role("tab", name="Step through").wait_for(state="visible")  # the tabs re-render in English
     old = stamp(page)
     page.locator("#sentence textarea").fill("the dog sat on the mat")
     redrawn(page, old)

@@ -121,6 +121,24 @@ def test_every_endpoint_answers_a_chinese_page_in_chinese(app_url):
     assert not found, f"{len(found)} texts left in English, e.g. {found[:8]}"
 
 
+def test_the_spot_the_bug_cards_read_in_chinese_and_their_code_stays_as_written():
+    import gradio as gr
+
+    from core.serve.chapter import cards
+    from core.ui.localize import translated
+
+    with i18n.speaking("zh-CN"):
+        for card in cards():
+            for text in (f"### {card.title}", card.effect, card.check, card.note):
+                chinese = translated(gr.Markdown(), text)
+                assert not text or (re.search(r"[\u4e00-\u9fff]", chinese) and not i18n.leftover(chinese)), chinese
+            if card.error:  # what torch raised is quoted as torch said it, in the check and in its own box
+                assert f"`{card.error}`" in translated(gr.Textbox(interactive=False), card.check)
+                assert translated(gr.Code(), card.error) == card.error
+            for line in (card.wrong_code, card.right_code):
+                assert translated(gr.Code(language="python"), line) == line
+
+
 @pytest.mark.parametrize("n_heads, d_model", [(3, 16)])
 def test_a_mistake_is_one_chinese_sentence_for_a_chinese_page_and_english_for_a_script(app_url, client, n_heads,
                                                                                         d_model):

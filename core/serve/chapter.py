@@ -28,6 +28,8 @@ MESSAGES = {
     "wrong_fails": "On the wrong line it FAILS: {detail}",
     "right_passes": "On the fix it passes: {detail}",
     "right_fails": "On the fix it FAILS: {detail}",
+    "wrong_raises": "On the wrong line it FAILS: it raises `{error}`",
+    "right_raises": "On the fix it FAILS: it raises `{error}`",
     "mode": "{given} is not one of the choices; choose 'zero' or 'uniform'",
     "headline": "A head can look striking and matter little. Layer {s_layer} head {s_head} puts {s_weight:.2f} of "
                 "its weight on {s_pattern}, yet {ablation} adds only {s_loss:+.3f} bits per word to the held-out "
@@ -37,8 +39,8 @@ MESSAGES = {
     "measured": "Measured once on {n_words} next words of {n_sentences} held-out sentences (never seen in "
                 "training), {n_may} of them the word after 它 可能 / it may; with every head in place the model needs "
                 "{base:.3f} bits per word ({base_may:.3f} bits on the word after 可能 / may).",
-    "intact": "Next word after “{last}” with every head: {top}.",
-    "top": "{word} {p:.2f}",
+    "intact": "Next word after \"{last}\" with every head: {top}.",
+    "top": "\"{word}\" {p:.2f}",
     "separator": ", ",
     "columns": ("head", "named (held-out)", "mean weight on its pattern", "held-out loss increase (bits/word)",
                 "increase on the word after 它 可能 / it may (bits)", "your sentence: top next word without it",
@@ -82,6 +84,8 @@ def cards_json() -> tuple[dict[str, Any], ...]:
 
 def _result(card: dict[str, Any], side: str) -> str:
     check = card[f"check_{side}"]
+    if not check["passed"] and check["detail"] == card[side].get("error"):  # torch's own message, as code
+        return MESSAGES[f"{side}_raises"].format(error=check["detail"])
     return MESSAGES[f"{side}_{'passes' if check['passed'] else 'fails'}"].format(detail=check["detail"])
 
 

@@ -89,7 +89,7 @@ class LabBlocks(gr.Blocks):
             inputs = check_inputs(block_fn, inputs, state)
         except ConfigError as exc:
             if getattr(block_fn.fn, "never_raises", False):  # unqueued: its handler pins the sentence
-                return [Refused(one_sentence(str(exc)))] * len(block_fn.inputs)
+                return [Refused(one_sentence(str(exc))) for _ in block_fn.inputs]
             raise gr.Error(html.escape(one_sentence(str(exc)), quote=False), print_exception=False) from None
         try:
             return await super().preprocess_data(block_fn, inputs, state, explicit_call)

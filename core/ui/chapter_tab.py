@@ -72,7 +72,7 @@ def build(ctx) -> None:
     gr.Markdown(TEXT["interventions_intro"])
     with gr.Row():
         sentence = gr.Dropdown(list(SENTENCES), value=SENTENCES[0], allow_custom_value=True, label=TEXT["sentence"],
-                               elem_id="interventions-sentence", scale=2)
+                               elem_id="interventions-sentence", elem_classes=["al-example"], scale=2)
         mode = gr.Radio([(chapter.ABLATIONS[m], m) for m in MODES], value=MODES[0], label=TEXT["mode"],
                         elem_id="interventions-mode", scale=3)
     chart = view(None, elem_id="interventions-chart")

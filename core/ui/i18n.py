@@ -147,11 +147,16 @@ def _value(value: str) -> str | None:
     whole = zh(value)
     if whole is not None:
         return whole
-    out = value
-    for phrase in sorted(PHRASES, key=len, reverse=True):
-        out = re.sub(rf"(?<![\w']){re.escape(phrase)}(?![\w'])", PHRASES[phrase], out)
+    out = "".join(p if _QUOTED.fullmatch(p) else _phrases(p) for p in re.split(f"({_QUOTED.pattern})", value))
     leftover = [w for w in re.findall(r"[A-Za-z][\w\-.]*", _QUOTED.sub(" ", out)) if not is_name(w)]
     return out if not leftover else None
+
+
+def _phrases(text: str) -> str:
+    """Known phrases of an unquoted stretch in Chinese (a quoted word is the reader's, left as it is)."""
+    for phrase in sorted(PHRASES, key=len, reverse=True):
+        text = re.sub(rf"(?<![\w']){re.escape(phrase)}(?![\w'])", PHRASES[phrase], text)
+    return text
 
 
 def tr(text: str, locale: str | None = None) -> str:

@@ -32,11 +32,12 @@ def localize(demo: gr.Blocks) -> set[str]:
             if isinstance(getattr(block, attr, None), str):
                 setattr(block, attr, keyed(getattr(block, attr)))
         if "al-example" in (block.elem_classes or []):
-            continue  # an example sentence is text to read the model on, in its own language
+            continue  # example sentences (a button, a dropdown's choices): text the model reads, in its own language
         if isinstance(block, (gr.Markdown, gr.Button)) and isinstance(block.value, str):
             block.value = keyed(block.value)  # (a DownloadButton is a Button: its value is a file, never text)
         if isinstance(block, (gr.Dropdown, gr.Radio)) and block.choices:  # a name shown as itself stays a name
-            block.choices = [(label if label == value else keyed(label), value) for label, value in block.choices]
+            block.choices = [(label if label == value and i18n.is_name(label) else keyed(label), value)
+                             for label, value in block.choices]
     return texts
 
 
@@ -49,8 +50,8 @@ def translated(block: Any, value: Any) -> Any:
     """One event output in the request's language (unchanged in English, and for JSON, files and inputs)."""
     if i18n.current() == "en" or value is None:
         return value
-    if isinstance(block, (gr.JSON, gr.File, gr.DownloadButton, gr.State)):
-        return value  # the API's numbers and names stay as documented
+    if isinstance(block, (gr.JSON, gr.File, gr.DownloadButton, gr.State, gr.Code)):
+        return value  # the API's numbers and names stay as documented; code (and what torch says) as it is
     if isinstance(block, gr.Textbox) and block.interactive is not False:
         return value  # what a person typed (or an options box an event writes) is theirs
     if isinstance(value, dict) and value.get("__type__") == "update":

@@ -68,7 +68,7 @@ def build(ctx) -> TrainedPanel:
     with gr.Column(visible=False) as column:
         gr.Markdown(INTRO.format(n=REFERENCE_SENTENCES))
         sentence = gr.Dropdown(list(EXAMPLES), value=EXAMPLES[0], allow_custom_value=True,
-                               label=TEXT["sentence"], elem_id="trained-sentence")
+                               label=TEXT["sentence"], elem_id="trained-sentence", elem_classes=["al-example"])
         model = view(None, elem_id="trained-heatmaps")  # the opened head's role and any note are written in it
         export_button(model, "trained")
         with api_accordion():

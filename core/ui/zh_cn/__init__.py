@@ -8,9 +8,9 @@ PHRASES and numbers; a value quoted in the template, '{q}', is the reader's own 
 KEEP: names shown as themselves in every language.
 """
 
-from . import common, errors, lab, page, plugins, views
+from . import chapter, common, errors, lab, page, plugins, views
 
-_AREAS = (common, page, views, lab, plugins, errors)
+_AREAS = (common, page, views, lab, plugins, errors, chapter)
 
 EXACT: dict[str, str] = {}
 TEMPLATES: list[tuple[str, str]] = []
@@ -20,4 +20,4 @@ for _area in _AREAS:
     TEMPLATES.extend(getattr(_area, "TEMPLATES", []))
     PHRASES.update(getattr(_area, "PHRASES", {}))
 
-KEEP: set[str] = set(common.KEEP)
+KEEP: set[str] = set().union(*(getattr(_area, "KEEP", set()) for _area in _AREAS))

@@ -159,13 +159,15 @@ TEMPLATES: list[tuple[str, str]] = [
     # ---- the trained tiny model
     ("Layer {layer} head {head}: {name} head; mean weight {w} on {pattern} over {n} held-out sentences, {here} in "
      "this sentence.",
-     "第 {layer} 层第 {head} 个头：{name}头；在 {n} 个留出句子上，平均把 {w} 的权重放在{pattern}上，"
+     "第 {layer} 层第 {head} 个头：“{name}”头；在 {n} 个留出句子上，平均把 {w} 的权重放在{pattern}上，"
      "在这个句子中是 {here}。"),
     ("Layer {layer} head {head}: {name} head; mean weight {w} on {pattern} over {n} held-out sentences.",
-     "第 {layer} 层第 {head} 个头：{name}头；在 {n} 个留出句子上，平均把 {w} 的权重放在{pattern}上。"),
+     "第 {layer} 层第 {head} 个头：“{name}”头；在 {n} 个留出句子上，平均把 {w} 的权重放在{pattern}上。"),
     ("Layer {layer} head {head}: spread out; no pattern gets {t} of its weight over {n} held-out sentences.",
      "第 {layer} 层第 {head} 个头：分散；在 {n} 个留出句子上，没有哪种模式能得到它 {t} 的权重。"),
     ("Other patterns: {others}.", "其他模式：{others}。"),
+    ("In this sentence, the row of '{pronoun}' ({row}) puts its largest weight, {weight}, on '{key}' ({col}).",
+     "在这个句子中，'{pronoun}' 所在的行（{row}）把最大的权重 {weight} 放在 '{key}'（{col}）上。"),
     ("Measured: {others}.", "实测：{others}。"),
     ("head {h}: {name}", "头 {h}：{name}"),
     ("Words the tiny model never saw, read as {unk}: {words}.", "tiny 小模型没见过的词，按 {unk} 读取：{words}。"),

@@ -45,17 +45,12 @@ EXACT: dict[str, str] = {
     "options (JSON, as the API takes them)": "选项（JSON，与 API 的写法相同）",
     "Check (measured on these weights)": "检查（在这组权重上实测）",
     "JSON (the /attention API output)": "JSON（/attention API 的输出）",
-    "A 2-layer GPT trained by `attention-lab train` on the lab's synthetic corpus, shipped with the app. Each head "
-    "is named from a measurement on 200 held-out sentences (its mean weight on the previous token, on itself, on "
-    "the earlier mention of the same noun, ...), never from a guess. It knows only the corpus's words: pick an "
-    "example or write in its style.":
-        "一个 2 层 GPT，由 `attention-lab train` 在本实验室的合成语料上训练，随应用一起提供。每个头的名字都来自"
-        "在 200 个留出句子上的测量（它平均放在前一个词元、自身、同一名词前一次出现处……的权重），而不是猜测。"
-        "它只认识语料里的词：请选一个示例，或按语料的风格来写。",
     "Sentence (the tiny model's words)": "句子（只用 tiny 小模型认识的词）",
     "What the opened head does (measured)": "展开的这个头在做什么（实测）",
     "Every head of its layer": "同一层的每个头",
     "JSON (the /trained_attention API output)": "JSON（/trained_attention API 的输出）",
+    "JSON (the /trained_attention API output: the opened layer)": "JSON（/trained_attention API 的输出：展开的那一层）",
+    "JSON: every layer and head, with each head's measured name": "JSON：每一层、每个头，以及每个头实测得到的名字",
     # ---- Step through tab
     "The sentence and settings of the **Attention** tab, one stage at a time, for the head you pick. Each matrix "
     "is shaded by its values (hover a cell for its number); rows are query tokens.":
@@ -192,4 +187,18 @@ EXACT: dict[str, str] = {
     "every check, in order": "每项检查（按顺序）",
     "plugins switched off in this run (they kept failing)": "本次运行中已停用的插件（它们反复出错）",
     "None: every plugin is answering.": "无：每个插件都在正常响应。",
+    "How the sentence was read": "句子是怎样被读取的",
 }
+
+TEMPLATES: list[tuple[str, str]] = [
+    # the trained model's introduction (core/ui/trained_panel.py), {n}: how many held-out sentences name a head
+    ("A 2-layer GPT trained by `attention-lab train` on the lab's synthetic corpus, shipped with the app. Each head is "
+     "named from a measurement on {n} held-out sentences (its mean weight on the previous token, on itself, on the "
+     "earlier mention of the same noun, on the noun 它 / it refers to, ...), never from a guess. It opens on the "
+     "chapter's sentence with the row of 它 lit: read where it looks. It knows only the corpus's words: pick an "
+     "example or write in its style.",
+     "一个 2 层 GPT，由 `attention-lab train` 在本实验室的合成语料上训练，随应用一起提供。每个头的名字都来自在 {n} "
+     "个留出句子上的测量（它平均放在前一个词元、自身、同一名词前一次出现处、“它”/ it 所指的名词……上的权重），"
+     "而不是猜测。打开时显示的是本章的那句话，“它”所在的行已高亮：看看它关注哪里。它只认识语料里的词："
+     "请选一个示例，或按语料的风格来写。"),
+]
