@@ -79,6 +79,22 @@ def test_the_chapters_terms_are_used():
         assert term in i18n.tr(english, "zh-CN"), english
 
 
+def test_the_generate_tabs_sentences_keep_their_numbers_and_the_models_words_whole():
+    from core.serve import generate
+
+    sentence = "the fox that the child saw was"
+    step = generate.step(sentence, 1.0, 0, 0)
+    shape = str(tuple(step.payload["cache_shape"]))
+    chinese = i18n.tr(step.summary, "zh-CN")
+    assert f"'{step.payload['word']}'" in chinese and shape in chinese and "随机种子" in chinese, chinese
+    assert not [w for w in i18n.leftover(chinese) if w.lower() not in WORDS], chinese
+    many = generate.generation(sentence, 3, 1.0, 0, 0, True)
+    chinese = i18n.tr(many.summary, "zh-CN")
+    assert f"'{many.payload['text']}'" in chinese and "KV 缓存" in chinese, chinese  # the model's text, as written
+    bars = i18n.tr(generate.next_words(sentence, 2, 1.0, 0, 0).summary, "zh-CN")
+    assert "'that'" in bars and "位置 2" in bars and not i18n.leftover(bars.replace("'that'", "")), bars
+
+
 # ---- the page, static and served --------------------------------------------------------------------------
 
 

@@ -113,8 +113,8 @@ TEMPLATES: list[tuple[str, str]] = [
     # the step's four sentences ({n} appears twice in it, so it is read sentence by sentence)
     ("Added '{word}' (probability {p}, seed {seed}).", "添加了 '{word}'（概率 {p}，随机种子 {seed}）。"),
     ("Each layer's cache now holds {n} tokens:", "现在每一层的缓存里有 {n} 个词元："),
-    ("K and V are each {shape}, {kib} KiB in all for this model ({per} bytes per token).",
-     "K 和 V 的形状都是 {shape}，这个模型总共 {kib} KiB（每个词元 {per} 字节）。"),
+    ("K and V are each ({shape}), {kib} KiB in all for this model ({per} bytes per token).",  # (1, 4, 8, 16) whole
+     "K 和 V 的形状都是 ({shape})，这个模型总共 {kib} KiB（每个词元 {per} 字节）。"),
     ("This step ran one token through the model; without a cache it would run all {n} again.",
      "这一步只把一个词元送进了模型；没有缓存的话，要把全部 {n} 个词元重新运行一遍。"),
     ("{n} words in {ms} ms ({per} ms a word), {cache}: '{text}'",
