@@ -44,7 +44,7 @@ TEXT = {
                   "read. A new word adds one row to each; the rows above it never change, which is why generation "
                   "can keep them instead of recomputing them.",
     "many_title": "Generate several words",
-    "n_words": "n_words",
+    "n_words": "n_words (how many words to generate)",
     "use_cache": "use the KV cache (the same words either way; compare the time)",
     "many": "Generate",
     "many_table": "One row per generated word",

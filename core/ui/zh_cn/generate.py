@@ -37,6 +37,7 @@ EXACT: dict[str, str] = {
         "生成一个词，就能看到每一层的键（K）和值（V）：模型读过的每个词元占一行。每个新词都在 K 和 V 中各添加一行；"
         "它上面的行永远不变，所以生成时可以把它们保存下来，而不必重新计算。",
     "Generate several words": "生成多个词",
+    "n_words (how many words to generate)": "n_words（要生成几个词）",
     "use the KV cache (the same words either way; compare the time)": "使用 KV 缓存（两种方式生成的词完全相同；比较一下耗时）",
     "Generated": "生成结果",
     "One row per generated word": "每个生成的词占一行",
