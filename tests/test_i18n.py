@@ -79,6 +79,22 @@ def test_the_chapters_terms_are_used():
         assert term in i18n.tr(english, "zh-CN"), english
 
 
+def test_the_generate_tabs_sentences_keep_their_numbers_and_the_models_words_whole():
+    from core.serve import generate
+
+    sentence = "the fox that the child saw was"
+    step = generate.step(sentence, 1.0, 0, 0)
+    shape = str(tuple(step.payload["cache_shape"]))
+    chinese = i18n.tr(step.summary, "zh-CN")
+    assert f"'{step.payload['word']}'" in chinese and shape in chinese and "随机种子" in chinese, chinese
+    assert not [w for w in i18n.leftover(chinese) if w.lower() not in WORDS], chinese
+    many = generate.generation(sentence, 3, 1.0, 0, 0, True)
+    chinese = i18n.tr(many.summary, "zh-CN")
+    assert f"'{many.payload['text']}'" in chinese and "KV 缓存" in chinese, chinese  # the model's text, as written
+    bars = i18n.tr(generate.next_words(sentence, 2, 1.0, 0, 0).summary, "zh-CN")
+    assert "'that'" in bars and "位置 2" in bars and not i18n.leftover(bars.replace("'that'", "")), bars
+
+
 # ---- the page, static and served --------------------------------------------------------------------------
 
 
@@ -176,6 +192,7 @@ def _mistakes() -> dict[str, object]:
     from core.lab.session import Lab, make_request
     from core.lab.text import text_field
     from core.registry import load_registry
+    from core.serve import generate
     from core.transfer import transfer_v2_to_v1
     from core.ui.inputs import check_value
 
@@ -232,7 +249,33 @@ def _mistakes() -> dict[str, object]:
         "generate: no words": lambda: predict._ids(type("T", (), {"encode": lambda self, s: []})(), ""),
         "generate: position": lambda: predict._position(7, 3),
         "generate: temperature": lambda: predict._check_temperature(-1.0),
+        "generate: model not offered": lambda: generate.next_words("the fox", -1, 1.0, 0, 0, "gpt5"),
+        "generate: GPT-2 not switched on": lambda: _without_gpt2(lambda: generate.step("the fox", 1.0, 0, 0,
+                                                                                       generate.GPT2)),
+        "generate: sentence too long": lambda: generate.next_words("the fox " * 100, -1, 1.0, 0, 0),
+        "generate: temperature out of range": lambda: generate.step("the fox", 5.0, 0, 0),
+        "generate: temperature is text": lambda: generate.next_words("the fox", -1, "hot", 0, 0),
+        "generate: top_k out of range": lambda: generate.next_words("the fox", -1, 1.0, 500, 0),
+        "generate: position outside": lambda: generate.next_words("the fox", 5, 1.0, 0, 0),
+        "generate: blank sentence": lambda: generate.step("   ", 1.0, 0, 0),
+        "generate: n_words out of range": lambda: generate.generation("the fox", 100, 1.0, 0, 0, True),
+        "generate: use_cache not a switch": lambda: generate.generation("the fox", 3, 1.0, 0, 0, "yes"),
+        "generate: no words asked of the model": lambda: predict.generate(*tiny(), "the fox", n_words=0),
+        "generate: preset unknown": lambda: generate.cache_table("gpt5", 4, 256, 1024),
+        "generate: n_kv_heads does not divide": lambda: generate.cache_table("gpt2-small", 5, 256, 1024),
+        "generate: T not offered": lambda: generate.cache_table("gpt2-small", 4, 256, 1000),
     }
+
+
+def _without_gpt2(call):
+    """call() in an app started without ATTENTION_LAB_GPT2 (the GPT-2 choice switched off)."""
+    import os
+    from unittest import mock
+
+    from core.serve import generate
+
+    with mock.patch.dict(os.environ, {generate.ENV: ""}):
+        return call()
 
 
 MISTAKES = _mistakes()

@@ -54,14 +54,14 @@ MESSAGES = {
     "step": "Added '{word}' (probability {p:.3f}, seed {seed}). Each layer's cache now holds {n} tokens: K and V "
             "are each {shape}, {kib:.1f} KiB in all for this model ({per:,} bytes per token). This step ran one "
             "token through the model; without a cache it would run all {n} again.",
-    "generated": "{n} words in {ms:.0f} ms ({per:.1f} ms a word), {cache}: {text}",
+    "generated": "{n} words in {ms:.0f} ms ({per:.1f} ms a word), {cache}: '{text}'",
     "with_cache": "with the KV cache (one token run per step)",
     "without_cache": "without a cache (the whole sentence run again each step)",
     "cache_numbers": "After T = {T} tokens, per sequence, fp16. Without a cache the step that predicts token "
                      "T+1 runs all T tokens and scores the whole T x T square again; with it, it runs one token "
                      "and scores one row.",
     "decode_caption": "Measured with `attention-lab bench --decode` on this project's machine ({machine}, "
-                      "{cpus} CPUs, {threads} torch thread(s), torch {torch}, Python {python}). From T = {low} to "
+                      "{cpus} CPUs, {threads} torch thread(s), torch `{torch}`, Python {python}). From T = {low} to "
                       "{high} the cached step grew {cached:.1f}x and the uncached one {uncached:.1f}x.",
     "decode_missing": "No measured decode benchmark ships with this copy; run `attention-lab bench --decode "
                       "--out core/assets`.",
@@ -89,7 +89,8 @@ def _model(name: Any):
             raise ConfigError(MESSAGES["gpt2_off"])
         model, tokenizer = _gpt2(os.path.expanduser(folder))
         return model, tokenizer, False
-    raise ConfigError(MESSAGES["model"].format(value=named("model", name), choices=choices_text(models())))
+    raise ConfigError(MESSAGES["model"].format(value=named("model", name),
+                                         choices=choices_text(f"'{m}'" for m in models())))
 
 
 def _ids(tokenizer, sentence: str) -> list[int]:

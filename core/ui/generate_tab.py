@@ -26,6 +26,8 @@ TEXT = {
              "with the **seed** (the same seed gives the whole class the same word), appends it, and shows how it "
              "looks back at every earlier token in every head, and the row it adds to the KV cache.",
     "model": "Model",
+    "tiny": "Tiny model (trained here)",
+    "gpt2": "GPT-2, pretrained (your local copy)",
     "model_info": "the tiny GPT trained by the lab on its synthetic corpus (it knows only the corpus's words)",
     "sentence": "Sentence",
     "examples": "Examples",
@@ -42,7 +44,7 @@ TEXT = {
                   "read. A new word adds one row to each; the rows above it never change, which is why generation "
                   "can keep them instead of recomputing them.",
     "many_title": "Generate several words",
-    "n_words": "n_words",
+    "n_words": "n_words (how many words to generate)",
     "use_cache": "use the KV cache (the same words either way; compare the time)",
     "many": "Generate",
     "many_table": "One row per generated word",
@@ -68,7 +70,8 @@ TEXT = {
 
 
 def build(ctx) -> None:
-    choices = generate.models()
+    names = {generate.TINY: TEXT["tiny"], generate.GPT2: TEXT["gpt2"]}
+    choices = [(names[m], m) for m in generate.models()]  # a label apart from the value: translated
     gr.Markdown(TEXT["intro"])
     with gr.Row():
         with gr.Column(scale=1, min_width=300):
