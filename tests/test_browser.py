@@ -319,3 +319,12 @@ def test_a_view_exports_as_a_png(page):
     link = page.locator("#attention-png a").first
     link.wait_for()
     assert link.get_attribute("href").split("?")[0].endswith(".png")
+
+
+def open_tab(page, name: str) -> None:
+    """Click a tab by its title, through Gradio's "More tabs" menu when the bar is too narrow to show it."""
+    tab = page.get_by_role("tab", name=name, exact=True)
+    if not (tab.count() and tab.first.is_visible()):
+        page.get_by_role("button", name="More tabs").click()
+        tab = page.get_by_role("tab", name=name, exact=True).or_(page.get_by_role("button", name=name, exact=True))
+    tab.first.click()

@@ -7,6 +7,8 @@ import shutil
 
 import pytest
 
+from tests.test_browser import open_tab
+
 pytestmark = pytest.mark.browser
 
 CHROMIUM = os.environ.get("CHROMIUM", "/usr/bin/chromium")
@@ -44,7 +46,7 @@ def test_generate_one_word_grows_the_sentence_and_shows_every_heads_row(browser,
     page.on("request", lambda r: hosts.add(r.url.split("/")[2]))
     try:
         page.goto(app_url)
-        page.get_by_role("tab", name="Generate", exact=True).click()
+        open_tab(page, "Generate")  # at 1280 px it sits behind Gradio's "More tabs" menu
         redrawn(page, "generate-next", None)  # the bars for the opening sentence
         box = page.locator("#generate-sentence textarea")
         before, bars = box.input_value(), stamp(page, "generate-next")

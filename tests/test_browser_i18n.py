@@ -31,8 +31,8 @@ def zh_page(app_url):
 
 def english_on_screen(page, selector: str) -> list[str]:
     """English words a reader sees inside selector (the model's words and kept names excepted)."""
-    text = page.locator(selector).first.evaluate(  # typeset formulas (d_head, M_ij) are maths, not English
-        "e => { const c = e.cloneNode(true); c.querySelectorAll('.katex').forEach(k => k.remove());"
+    text = page.locator(selector).first.evaluate(  # formulas (d_head, M_ij) are maths, code is code: not English
+        "e => { const c = e.cloneNode(true); c.querySelectorAll('.katex, code, pre, [data-testid=status-tracker], .progress-text, .eta-bar').forEach(k => k.remove());"
         " document.body.appendChild(c); const t = c.innerText; c.remove(); return t; }")
     words = data_words()
     return sorted({w for line in text.splitlines() for w in i18n.leftover(line) if w.lower() not in words})

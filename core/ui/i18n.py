@@ -206,5 +206,5 @@ def leftover(text: str) -> list[str]:
     """English words left in a text a Chinese reader sees (names, kept terms, quoted tokens, {slots} and the
     KEY=VALUE a field was sent as excepted)."""
     bare = re.sub(r"\{\w+\}|'[^']*'|\"[^\"]*\"|`[^`]*`|\b\w+=[^\s,;)]*", " ", text)
-    chunks = (c.rstrip(".-") for c in re.findall(r"[#\w][\w\-.#]*", bare))
+    chunks = (c.rstrip(".-/") for c in re.findall(r"[#\w][\w\-.#/]*", bare))
     return [c for c in chunks if re.search(r"[A-Za-z]{2}", c) and not is_name(c)]

@@ -5,7 +5,7 @@ KEEP: set[str] = {
     "alibi", "linear", "tiny", "gqa", "multi-head", "single-head", "sliding-window", "multi-head-stacked", "none",
     "no-transpose", "swap-query-key", "softmax", "relu", "sigmoid", "elu",
     # technical words a Chinese reader meets as they are
-    "GPT", "GPT-2", "LayerNorm", "MLP", "SDPA", "JSON", "PNG", "API", "PyTorch", "Python", "nanoGPT", "KV", "GQA", "RoPE",
+    "GPT", "GPT-2", "LayerNorm", "MLP", "SDPA", "JSON", "PNG", "API", "PyTorch", "Python", "nanoGPT", "temperature", "KV", "GQA", "RoPE",
     "ALiBi", "FlexAttention", "LLaMA", "Mistral", "Longformer", "NaN", "inf", "nats", "bits", "MiB", "KiB",
     "GiB", "ms", "fp16", "fp32", "B", "M", "T", "Q", "K", "V", "q", "k", "v", "x", "d", "H", "d_in", "d_out",
     "autograd", "pluggy", "rjieba", "torch", "nn", "qkv", "CausalSelfAttention", "CausalAttention",
