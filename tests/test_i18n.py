@@ -19,8 +19,10 @@ def data_words() -> set[str]:
     from core.lab.trained_view import EXAMPLES as TINY
 
     words = set(tiny()[1].vocab)
+    from core.lab.failure_modes import PAD
+
     classic = "Your journey starts with one step"  # the v1/v2 chapter's own sentence, quoted in the transfer tab
-    for sentence in (*EXAMPLES, *TINY, classic):
+    for sentence in (*EXAMPLES, *TINY, classic, PAD):  # PAD: the cards' padding token
         words.update(re.findall(r"[A-Za-z]+", sentence))
     return {w.lower() for w in words}
 
