@@ -41,11 +41,6 @@ def localize(demo: gr.Blocks) -> set[str]:
     return texts
 
 
-def static_texts(demo: gr.Blocks) -> list[str]:
-    """Every English text a page shows before any event: the keys' texts (for tests and the catalogue)."""
-    return sorted(t for t in getattr(demo, "lab_texts", set()))
-
-
 def translated(block: Any, value: Any) -> Any:
     """One event output in the request's language (unchanged in English, and for JSON, files and inputs)."""
     if i18n.current() == "en" or value is None:
