@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import shutil
 import socket
 
 os.environ.setdefault("GRADIO_ANALYTICS_ENABLED", "False")  # before gradio is imported anywhere
@@ -49,3 +50,21 @@ def client(app_url):
 
     # ssl_verify=False: plain-http loopback; with it on, gradio_client builds an SSL context per call (~100 ms)
     return Client(app_url, verbose=False, analytics_enabled=False, download_files=False, ssl_verify=False)
+
+
+CHROMIUM = os.environ.get("CHROMIUM", "/usr/bin/chromium")  # Debian's, never a downloaded one
+ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update",
+        "--disable-sync", "--no-first-run", "--disable-quic"]
+
+
+@pytest.fixture(scope="module")
+def browser():
+    """One Chromium per test module, for every browser test."""
+    if not (os.path.exists(CHROMIUM) or shutil.which("chromium")):
+        pytest.fail(f"Chromium not found at {CHROMIUM}; install it with `apt-get install -y chromium`")
+    from playwright.sync_api import sync_playwright
+
+    with sync_playwright() as p:
+        b = p.chromium.launch(executable_path=CHROMIUM, args=ARGS)
+        yield b
+        b.close()

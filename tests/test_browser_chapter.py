@@ -3,29 +3,12 @@ model, and the Mistakes & interventions tab's cards and table."""
 
 from __future__ import annotations
 
-import os
-import shutil
-
 import pytest
 
 pytestmark = pytest.mark.browser
 
-CHROMIUM = os.environ.get("CHROMIUM", "/usr/bin/chromium")
-ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update",
-        "--disable-sync", "--no-first-run", "--disable-quic"]
 TIMEOUT = 90_000  # ms: the first visit to the tab may measure the held-out table (~6 s) on a shared machine
 
-
-@pytest.fixture(scope="module")
-def browser():
-    if not (os.path.exists(CHROMIUM) or shutil.which("chromium")):
-        pytest.fail(f"Chromium not found at {CHROMIUM}; install it with `apt-get install -y chromium`")
-    from playwright.sync_api import sync_playwright
-
-    with sync_playwright() as p:
-        b = p.chromium.launch(executable_path=CHROMIUM, args=ARGS)
-        yield b
-        b.close()
 
 
 @pytest.fixture

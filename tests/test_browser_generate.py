@@ -2,31 +2,14 @@
 
 from __future__ import annotations
 
-import os
-import shutil
-
 import pytest
 
 from tests.test_browser import open_tab
 
 pytestmark = pytest.mark.browser
 
-CHROMIUM = os.environ.get("CHROMIUM", "/usr/bin/chromium")
-ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update",
-        "--disable-sync", "--no-first-run", "--disable-quic"]
 TIMEOUT = 60_000  # ms; the shared 2-core machine can be slow, the checks are not about speed
 
-
-@pytest.fixture(scope="module")
-def browser():
-    if not (os.path.exists(CHROMIUM) or shutil.which("chromium")):
-        pytest.fail(f"Chromium not found at {CHROMIUM}; install it with `apt-get install -y chromium`")
-    from playwright.sync_api import sync_playwright
-
-    with sync_playwright() as p:
-        b = p.chromium.launch(executable_path=CHROMIUM, args=ARGS)
-        yield b
-        b.close()
 
 
 def stamp(page, elem_id: str) -> str | None:
