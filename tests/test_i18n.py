@@ -109,13 +109,28 @@ def test_every_static_text_of_the_page_has_its_chinese(demo):
 
 def test_what_a_page_shows_before_any_event_reads_in_chinese(demo):
     words, found = data_words(), []
-    blocks, values = first_values(demo)
+    blocks, values = first_values(list(demo.blocks.values()))
     from core.ui.localize import translated
 
     with i18n.speaking("zh-CN"):
         for block, value in zip(blocks, values, strict=True):
             english_left(translated(block, value), found, words)
     assert not found, f"{len(found)} texts left in English, e.g. {found[:8]}"
+
+
+def test_every_variant_the_page_switches_to_is_described_in_chinese(demo):
+    """The page switches a variant's description itself (no round trip), from a table built with the page."""
+    import json
+
+    switch = next(fn.js for fn in demo.fns.values() if fn.js and "about" in fn.js and "names" in fn.js)
+    table = json.loads(re.search(r"const t = (\{.*\})\[name\], names", switch, re.S).group(1))
+    assert {"multi-head", "gqa", "sliding-window"} <= set(table)
+    words, found = data_words(), []
+    for name, row in table.items():
+        english, chinese = row["about"]
+        assert english and chinese != english, name
+        english_left(chinese, found, words)
+    assert not found, f"{len(found)} descriptions left in English, e.g. {found[:4]}"
 
 
 def endpoints(client) -> dict:

@@ -38,7 +38,7 @@ from core.serve.slots import CPU, queue_lender  # noqa: E402
 from . import i18n  # noqa: E402
 from .common import APOLOGY, CPU_GROUP, Refused, never_raises, one_sentence  # noqa: E402
 from .inputs import check_inputs, unreadable  # noqa: E402
-from .localize import first_values, localize, outputs_translated  # noqa: E402
+from .localize import PAGE_LANG_JS, first_values_by_tab, localize, outputs_translated  # noqa: E402
 
 log = logging.getLogger("attention_lab.ui")
 
@@ -130,13 +130,17 @@ def build_demo(registry: Registry | None = None) -> gr.Blocks:
     ctx = AppContext(registry=registry or load_registry())
     with LabBlocks(title="Attention Lab", analytics_enabled=False, delete_cache=DELETE_CACHE) as demo:
         gr.Markdown("# Attention Lab\nThe attention layer of GPT-style models, one stage at a time.")
-        for modname in TABS:
+        tabs = []
+        for i, modname in enumerate(TABS):
             tab = importlib.import_module(modname)
             with gr.Tab(tab.TITLE) as ctx.tab:
+                # The page's language, written by the page when it first shows the tab (before the tab's own
+                # events: Gradio runs the events of one trigger one after the other).
+                lang = gr.Textbox("en", visible=False)
+                (demo.load if i == 0 else ctx.tab.select)(None, None, lang, js=PAGE_LANG_JS)
                 tab.build(ctx)
-        blocks, values = first_values(demo)  # a page in Chinese gets these once it has loaded
-        demo.load(never_raises(lambda: values if i18n.current() != "en" else [gr.skip() for _ in values]),
-                  None, blocks, queue=False, api_visibility="private", show_progress="hidden")
+            tabs.append((ctx.tab, lang))
+        _first_values_translated(tabs)
         demo.lab_texts = localize(demo)
     for fn in demo.fns.values():  # an unqueued event that fails is an HTTP 500 the page never shows
         if fn.fn is not None and not getattr(fn.fn, "never_raises", False):
@@ -145,6 +149,16 @@ def build_demo(registry: Registry | None = None) -> gr.Blocks:
         ctx.warm[-1:-1] = [ctx.lab.guard.warm]  # start the plugins' workers; the training stays last
     demo.lab_warm = ctx.warm  # for launch(): the tabs' defaults, computed after the first page is served
     return demo
+
+
+def _first_values_translated(tabs: list[tuple[gr.Tab, gr.Textbox]]) -> None:
+    """A page in another language gets a tab's first server texts in it when it first shows the tab; an English
+    page runs no event for them (every output an event ever had costs each later event of the page)."""
+    for tab, blocks, values in first_values_by_tab([tab for tab, _ in tabs]):
+        lang = dict(tabs)[tab]
+        lang.change(never_raises(lambda _, values=values: values if i18n.current() != "en" else
+                                 [gr.skip() for _ in values]),
+                    lang, blocks, queue=False, api_visibility="private", show_progress="hidden")
 
 
 def launch_options(demo: gr.Blocks | None = None) -> dict[str, Any]:

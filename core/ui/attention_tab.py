@@ -3,14 +3,15 @@
 from __future__ import annotations
 
 import json
+import logging
 
 import gradio as gr
 
-from core.config import Option, options_json
+from core.config import ConfigError, Option, options_json
 from core.lab.text import EXAMPLES
 from core.serve import views
 
-from . import trained_panel
+from . import i18n, trained_panel
 from .common import (
     CPU_GROUP,
     CPU_LIMIT,
@@ -23,6 +24,7 @@ from .common import (
     view,
 )
 
+log = logging.getLogger(__name__)
 TITLE = "Attention"
 SENTENCE = "The cat sat on the mat because it was tired"  # the first view (and the /attention default)
 D_MODELS = [4, 8, 16, 32, 64]
@@ -83,7 +85,7 @@ def build(ctx) -> None:
             seed = gr.Number(value=0, precision=0, label=TEXT["seed"], elem_id="seed")
             groups, controls = [], {}  # per variant: its Option controls, shown only when it is selected
             for v in registry.variants.values():
-                with gr.Group(visible=v.name == "multi-head") as group:
+                with gr.Group(visible=True if v.name == "multi-head" else "hidden") as group:  # kept mounted
                     controls[v.name] = [option_control(o, f"opt-{v.name}-{o.name}") for o in v.options]
                 groups.append(group)
         with gr.Column(scale=3):
@@ -94,74 +96,110 @@ def build(ctx) -> None:
                 with gr.Column(scale=2):
                     check = gr.Textbox(first.check, label=TEXT["check"], interactive=False, elem_id="check")
                     export_button(heatmaps, "attention")
-            with api_accordion():
+            with api_accordion("attention-api") as api_panel:
                 options = gr.Textbox(value="{}", label=TEXT["options"], elem_id="options")
                 note = gr.Textbox(first.note, label=TEXT["notes"], interactive=False, elem_id="note")
-                payload = gr.JSON(first.payload, label=TEXT["payload"], open=False)
+                payload = gr.JSON(None, label=TEXT["payload"], open=False, elem_id="payload")  # filled when shown
                 api_call = gr.Button(visible=False)  # the public /attention endpoint's own (queued) trigger
+                api_shown = gr.Textbox("closed", visible=False)  # "open <time>" while the panel is open
 
     trained = trained_panel.build(ctx)
-    weights.change(
-        never_raises(lambda w: (gr.update(visible=w == trained_panel.RANDOM), gr.update(visible=w == trained_panel.TRAINED))
-                     if isinstance(w, str) else (gr.skip(), gr.skip())),
-        weights, [random_view, trained.column], api_visibility="private", queue=False,
+    weights.change(  # switched by the page itself: a container among an event's outputs costs every later event
+        None, weights, [random_view, trained.column],
+        js=f"(w) => [{{__type__: 'update', visible: w === {json.dumps(trained_panel.RANDOM)}}}, "
+           f"{{__type__: 'update', visible: w === {json.dumps(trained_panel.TRAINED)}}}]",
     ).then(trained.fill, [weights, trained.sentence], trained.filled, api_visibility="private",
            concurrency_id=CPU_GROUP, concurrency_limit=CPU_LIMIT, show_progress="minimal")
 
     names = list(registry.variants)
     flat_controls = [c for ctrls in controls.values() for c in ctrls]
     inputs = [sentence, variant, causal, scaled, n_heads, d_model, seed, options]
-    outputs = [heatmaps, mask, check, note, payload]
+    api_outputs = [heatmaps, mask, check, note, payload]  # the public /attention endpoint's, as documented
+    outputs = [heatmaps, mask, check]  # the page's: the API panel's note and JSON only while it is open
 
     def shown(v: views.AttentionView) -> tuple:
-        return v.heatmaps, v.mask, v.check, v.note, v.payload
+        return v.heatmaps, v.mask, v.check
 
     @user_errors
     def attention(sentence, variant="multi-head", causal=True, scaled=True, n_heads=2, d_model=16, seed=0,
                   options="{}"):
         """Attention weights of every head for a sentence; JSON {"tokens": [...], "weights": [H][T][T]}."""
-        return shown(views.attention(ctx.lab, sentence, variant, causal, scaled, n_heads, d_model, seed, options))
+        v = views.attention(ctx.lab, sentence, variant, causal, scaled, n_heads, d_model, seed, options)
+        return v.heatmaps, v.mask, v.check, v.note, v.payload
+
+    @never_raises
+    def api_panel_filled(shown_now, *values):
+        """The API panel's note and JSON for the view on the page, while the panel is open (a setting the view
+        refused is said by the problem box: the panel keeps the last view's)."""
+        if isinstance(shown_now, str) and shown_now.startswith("open"):
+            try:
+                v = views.attention(ctx.lab, *values)
+                return v.note, v.payload
+            except (ConfigError, ValueError, TypeError):
+                pass
+            except Exception:  # a bug: logged, the page keeps serving
+                log.exception("the API panel of the Attention tab")
+        return gr.skip(), gr.skip()
 
     def draw(*values):
         """The page's own call: the same view, one round trip, a mistake as a sentence (see sentence_not_error)."""
         return shown(views.attention(ctx.lab, *values))
 
-    def on_variant(data: dict):
-        """A new variant in one round trip: its own controls, heads/scaling enabled where they apply, its view."""
+    def with_options(data: dict):
+        """A variant picked or one of its controls moved: its options from its own controls, and its view."""
         name = data[variant]
-        v = registry.get(name)
-        opts = options_json(v.options, [data[c] for c in controls[name]])
+        own = controls.get(name, [])  # (none for a variant a plugin reload added after the page was built)
+        opts = options_json(registry.get(name).options, [data[c] for c in own]) if own else "{}"
         drawn = views.attention(ctx.lab, data[sentence], name, data[causal], data[scaled], data[n_heads],
                                 data[d_model], data[seed], opts)
-        return (
-            gr.update(interactive=v.uses_heads),
-            gr.update(interactive=getattr(v, "uses_scaling", True)),
-            _about(registry, name),
-            opts,
-            *[gr.update(visible=n == name) for n in names],
-            *shown(drawn),
-        )
+        return opts, *shown(drawn)
 
-    for v in registry.variants.values():  # a variant's controls write its options JSON
-        if controls[v.name]:
-            triggers = [c.input if isinstance(c, gr.Slider) else c.change for c in controls[v.name]]
-            write = sentence_not_error(lambda *values, v=v: (options_json(v.options, values),), 1)
-            gr.on(triggers, write, controls[v.name], [options, problem], api_visibility="private", queue=False)
-    api_call.click(attention, inputs, outputs, api_name="attention", concurrency_id=CPU_GROUP,
+    api_call.click(attention, inputs, api_outputs, api_name="attention", concurrency_id=CPU_GROUP,
                    concurrency_limit=CPU_LIMIT)
     # The page's events skip Gradio's queue (one HTTP round trip instead of a join, a stream and a message:
     # ~100-200 ms less per click, measured in docs/app.md); core.serve.slots bounds the CPU they use instead.
+    # Each output an event ever had costs every later event of the page (Gradio walks their loading
+    # statuses twice per event), so these events have few outputs and the page switches what it can itself.
     fast = dict(queue=False, api_visibility="private", trigger_mode="always_last", show_progress="hidden",
                 preprocess=False)  # raw values: views.attention checks them and says what is wrong in a sentence
-    gr.on([sentence.change, causal.change, scaled.change, n_heads.change, d_model.change, seed.change, options.change],
-          sentence_not_error(draw, len(outputs)), inputs, [*outputs, problem], **fast)
-    changed = [n_heads, scaled, about, options, *groups, *outputs]
-    variant.change(sentence_not_error(on_variant, len(changed)), {variant, *inputs, *flat_controls},
-                   [*changed, problem], **fast)  # (a Dropdown's .input fires twice per pick)
+    drawn = [gr.on([sentence.change, causal.change, scaled.change, n_heads.change, d_model.change, seed.change,
+                    options.input, options.blur], sentence_not_error(draw, len(outputs)), inputs,
+                   [*outputs, problem], **fast)]  # (options.change would redraw what the events below write)
+    triggers = [variant.change]  # (a Dropdown's .input fires twice per pick)
+    triggers += [c.input if isinstance(c, gr.Slider) else c.change for c in flat_controls]
+    drawn.append(gr.on(triggers, sentence_not_error(with_options, 1 + len(outputs)),
+                       {variant, *inputs, *flat_controls}, [options, *outputs, problem], **fast))
+    # The API panel follows the page only while it is open (the page decides: no round trip while closed).
+    api_panel.expand(None, None, api_shown, js="() => 'open ' + Date.now()")
+    api_panel.collapse(None, None, api_shown, js="() => 'closed'")
+    for event in drawn:
+        event.then(None, api_shown, api_shown, js="(s) => s.startsWith('open') ? 'open ' + Date.now() : undefined")
+    api_shown.change(api_panel_filled, [api_shown, *inputs], [note, payload], **fast)
+    variant.change(None, variant, [n_heads, scaled, about, *groups], js=_switch_js(registry, names))
     for button, example in zip(examples, EXAMPLES, strict=True):  # set in the page: one round trip, not two
         button.click(None, None, sentence, js=f"() => {json.dumps(example)}", queue=False)
     ctx.shared["attention_inputs"] = inputs
     ctx.warm.append(trained.warm)  # the tiny model and its head roles (~0.7 s)
+
+
+def _switch_js(registry, names: list[str]) -> str:
+    """The page's own switch to a variant (no round trip, no output for later events to walk): heads and
+    scaling enabled where they apply, its description in the page's language, its option group shown."""
+    table = {n: {"heads": v.uses_heads, "scaling": getattr(v, "uses_scaling", True),
+                 "about": [_about(registry, n), i18n.tr(_about(registry, n), "zh-CN")]}
+             for n, v in registry.variants.items()}
+    return (SWITCH_JS.replace("TABLE", json.dumps(table, ensure_ascii=False))
+            .replace("NAMES", json.dumps(names)))
+
+
+SWITCH_JS = """(name) => {
+  const t = TABLE[name], names = NAMES;
+  if (!t) return new Array(3 + names.length).fill(undefined);  // unknown here: the server's view says why
+  const zh = (document.documentElement.lang || "").toLowerCase().startsWith("zh");
+  const up = (props) => Object.assign({__type__: "update"}, props);
+  return [up({interactive: t.heads}), up({interactive: t.scaling}), t.about[zh ? 1 : 0],
+          ...names.map((n) => up({visible: n === name ? true : "hidden"}))];
+}"""
 
 
 def _about(registry, name: str) -> str:

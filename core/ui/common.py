@@ -48,9 +48,9 @@ def view(value=None, elem_id: str | None = None, **kwargs) -> gr.HTML:
                    **kwargs)
 
 
-def api_accordion() -> gr.Accordion:
+def api_accordion(elem_id: str | None = None) -> gr.Accordion:
     """Collapsed: the JSON, option boxes and downloads a script needs; teaching screens stay for teaching."""
-    return gr.Accordion(API, open=False)
+    return gr.Accordion(API, open=False, elem_id=elem_id)
 
 
 def export_button(source: gr.HTML, elem_id: str) -> None:
@@ -98,8 +98,10 @@ APOLOGY = "Something went wrong computing this view; try other settings."
 
 
 def problem_box(elem_id: str) -> gr.Textbox:
-    """Where a fast (unqueued) event says, in one sentence, why it kept the last drawing."""
-    return gr.Textbox(label=PROBLEM, visible=False, interactive=False, elem_id=elem_id,
+    """Where a fast (unqueued) event says, in one sentence, why it kept the last drawing. Shown while it holds
+    a sentence (the CSS hides it empty): an event then writes a value, never `visible`, which costs the page
+    a walk over its components."""
+    return gr.Textbox(label=PROBLEM, interactive=False, elem_id=elem_id, placeholder=" ",
                       elem_classes=["al-problem"])
 
 
@@ -113,15 +115,15 @@ def sentence_not_error(fn, n_outputs: int):
         values = [*args, *(v for a in args if isinstance(a, dict) for v in a.values())]  # (a dict: inputs by component)
         refused = next((v for v in values if isinstance(v, Refused)), None)
         if refused is not None:  # a value its control cannot hold (a hand-made request): said, not computed
-            return (*(gr.skip() for _ in range(n_outputs)), gr.update(value=refused.sentence, visible=True))
+            return (*(gr.skip() for _ in range(n_outputs)), refused.sentence)
         try:
-            return (*fn(*args), gr.update(visible=False))
+            return (*fn(*args), "")
         except (ConfigError, ValueError, TypeError) as exc:
             sentence = one_sentence(str(exc))
         except Exception:  # a bug: log it, keep serving, never show a traceback
             log.exception("unexpected error in %s", fn.__name__)
             sentence = APOLOGY
-        return (*(gr.skip() for _ in range(n_outputs)), gr.update(value=sentence, visible=True))
+        return (*(gr.skip() for _ in range(n_outputs)), sentence)
 
     return never_raises(wrapper)
 

@@ -87,11 +87,26 @@ def outputs_translated(block_fn: Any, predictions: Any) -> Any:
     return predictions
 
 
-def first_values(demo: gr.Blocks) -> tuple[list[Any], list[Any]]:
-    """The outputs whose first value is server text (checks, notes, tables, drawn views) and those values,
-    so a page in another language can have them translated once it has loaded."""
+# What a page in another language runs to learn it, when it first shows a tab (<html lang> is Gradio's).
+PAGE_LANG_JS = """() => ((document.documentElement.lang || navigator.language || "en").toLowerCase()
+  .startsWith("zh") ? "zh-CN" : "en")"""
+
+
+def first_values_by_tab(tabs: list[gr.Tab]) -> list[tuple[gr.Tab, list[Any], list[Any]]]:
+    """Each tab with outputs whose first value is server text (checks, notes, tables, drawn views), and those
+    values, so a page in another language can have them translated when it first shows the tab."""
+    return [(tab, *found) for tab in tabs if (found := first_values(_inside(tab)))[0]]
+
+
+def _inside(block: Any) -> list[Any]:
+    """A block and everything laid out in it."""
+    return [block, *(b for child in getattr(block, "children", []) for b in _inside(child))]
+
+
+def first_values(blocks_in: list[Any]) -> tuple[list[Any], list[Any]]:
+    """Of these blocks, the outputs whose first value is server text, and those values."""
     blocks, values = [], []
-    for block in demo.blocks.values():
+    for block in blocks_in:
         if isinstance(block, (gr.JSON, gr.File, gr.DownloadButton, gr.State, gr.Markdown, gr.Button)):
             continue
         value = getattr(block, "value", None)

@@ -12,6 +12,7 @@ KEEP: set[str] = {
     "MultiHeadAttentionWrapper", "SelfAttention_v1", "SelfAttention_v2", "True", "False", "true", "false",
     "forward", "trace", "build", "cuda", "CPU", "GPU", "RSS", "VmHWM", "unk", "list", "dict", "tuple", "str",
     "int", "float", "bool", "NoneType", "one-hot", "U", "sdpa", "window", "stride", "n_kv_heads",
+    "slope", "BLOOM", "MPT", "Katharopoulos", "RNN",  # the example plugins' option, models and paper
 }
 
 PHRASES: dict[str, str] = {

@@ -54,6 +54,10 @@ EXACT: dict[str, str] = {
     "Sliding window (local) attention": "滑动窗口（局部）注意力",
     "Each token attends to the previous `window` tokens only (Longformer, Mistral).":
         "每个词元只关注它前面的 `window` 个词元（Longformer、Mistral）。",
+    "Same projections as multi-head; only the mask differs: a band of width `window` below the diagonal. Cost and "
+    "memory grow as T·window instead of T², and the KV cache never holds more than `window` tokens (without stride).":
+        "投影与多头注意力相同，只有掩码不同：对角线下方宽为 `window` 的一条带。计算量和内存按 T·window 增长，而不是 T²；"
+        "KV 缓存也从不保存超过 `window` 个词元（不设 stride 时）。",
     "window: how many recent tokens (itself included) each token sees": "window：每个词元能看到最近的多少个词元（包括自身）",
     "stride: also see every stride-th earlier token (0 = off)": "stride：另外每隔 stride 个位置再看一个更早的词元（0 = 关闭）",
     # ---- the Plugins tab's tables (kit/report.py)
