@@ -1,18 +1,15 @@
-"""From layer to model: a GPT whose attention is any registered variant, GPT-2 presets, the tiny model.
+"""From layer to model: a GPT whose attention is any registered variant, and the tiny model and GPT-2 loaded into it.
 
-nanoGPT's shape: token + position embeddings, n_layers pre-norm blocks, a final LayerNorm and an
-output head tied to the token embedding. Only the attention layer comes from the registry.
+nanoGPT's shape: token + position embeddings, n_layers pre-norm blocks (core.block), a final LayerNorm and
+an output head tied to the token embedding. Only the attention layer comes from the registry.
 Decoding can keep a KV cache per layer (core.kv_cache), exact for every variant that allows one.
+GPTConfig and the presets live in core.gpt_config; this module is their public door too.
 """
 
 from __future__ import annotations
 
-import dataclasses
 import json
 import math
-from collections.abc import Mapping
-from dataclasses import dataclass, field
-from functools import lru_cache
 from importlib import resources
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -20,119 +17,25 @@ from typing import TYPE_CHECKING, Any
 import torch
 from torch import Tensor, nn
 
-from .config import AttentionConfig, ConfigError
+from .block import MLP, TransformerBlock
+from .block import _default_registry as _default_registry  # the lab's cache view builds with it
+from .config import ConfigError
 from .decode import Decoder, sample_next
+from .gpt_config import POSITIONS, PRESETS, TINY_VOCAB, GPTConfig
 from .kv_cache import KVCache
-from .registry import Registry, load_registry
+from .registry import Registry
 
 if TYPE_CHECKING:
     from .corpus import Tokenizer
     from .gpt2 import BPETokenizer
 
-POSITIONS = ("learned", "none")
 MESSAGES = {
-    "positions": "positions={value!r} is not a kind of position embedding; choose learned or none",
     "uncacheable": "the variant {variant!r} cannot use a KV cache: {reason}; generate with use_cache=False",
     "too_long": "input has {T} tokens but this model's context_length is {C}; shorten it to at most {C} tokens",
     "cache_full": "the cache holds {start} tokens and {T} more would pass this model's context_length {C}, "
                   "where its learned positions end; start a new cache from the last {C} tokens",
     "cache_layers": "the cache has {got} layers but this model has {want}; start it with model.new_cache()",
 }
-
-
-@dataclass(frozen=True)
-class GPTConfig:
-    """Everything that fixes a GPT's shape; frozen (presets are shared), JSON-serialisable for checkpoints."""
-
-    vocab_size: int
-    context_length: int
-    d_model: int
-    n_heads: int
-    n_layers: int
-    variant: str = "multi-head"
-    options: Mapping[str, Any] = field(default_factory=dict)
-    dropout: float = 0.0
-    bias: bool = True
-    tie_weights: bool = True
-    causal: bool = True  # False only for the mask experiment: every token sees the future
-    scaled: bool = True  # False only for the sqrt(d) experiment
-    # "learned": GPT-2's position embedding (wpe), so at most context_length tokens at once.
-    # "none": no wpe; order comes from the mask or a bias (ALiBi), and any length runs.
-    positions: str = "learned"
-
-    def __post_init__(self) -> None:
-        for name in ("vocab_size", "context_length", "n_layers"):
-            value = getattr(self, name)
-            if not isinstance(value, int) or isinstance(value, bool) or value < 1:
-                raise ConfigError(f"{name}={value!r} must be a whole number, 1 or more")
-        if self.positions not in POSITIONS:
-            raise ConfigError(MESSAGES["positions"].format(value=self.positions))
-        object.__setattr__(self, "options", dict(self.options))
-
-    def attention(self) -> AttentionConfig:
-        """The config each block's attention layer is built from."""
-        return AttentionConfig(
-            d_model=self.d_model, n_heads=self.n_heads, causal=self.causal, scaled=self.scaled,
-            dropout=self.dropout, bias=self.bias, options=self.options,
-        )
-
-    def to_dict(self) -> dict[str, Any]:
-        return dataclasses.asdict(self)
-
-
-# GPT-2's published sizes (vocab 50257, context 1024); counts below are unique parameters,
-# tied head counted once, position embeddings included: 124,439,808 / 354,823,168 / 774,030,080 / 1,557,611,200.
-_GPT2 = dict(vocab_size=50257, context_length=1024)
-TINY_VOCAB = 200
-PRESETS: dict[str, GPTConfig] = {
-    "gpt2-small": GPTConfig(**_GPT2, d_model=768, n_heads=12, n_layers=12),
-    "gpt2-medium": GPTConfig(**_GPT2, d_model=1024, n_heads=16, n_layers=24),
-    "gpt2-large": GPTConfig(**_GPT2, d_model=1280, n_heads=20, n_layers=36),
-    "gpt2-xl": GPTConfig(**_GPT2, d_model=1600, n_heads=25, n_layers=48),
-    # the shipped model's shape; its vocabulary is the corpus lexicon plus <unk> (a test keeps the two equal)
-    "tiny": GPTConfig(vocab_size=TINY_VOCAB, context_length=64, d_model=64, n_heads=4, n_layers=2),
-}
-
-
-class MLP(nn.Module):
-    """Position-wise feed-forward: widen 4x, GELU, project back."""
-
-    def __init__(self, config: GPTConfig) -> None:
-        super().__init__()
-        d = config.d_model
-        self.c_fc = nn.Linear(d, 4 * d, bias=config.bias)
-        self.gelu = nn.GELU(approximate="tanh")  # GPT-2's GELU
-        self.c_proj = nn.Linear(4 * d, d, bias=config.bias)
-        self.dropout = nn.Dropout(config.dropout)
-
-    def forward(self, x: Tensor) -> Tensor:
-        return self.dropout(self.c_proj(self.gelu(self.c_fc(x))))  # (B, T, d) -> (B, T, 4d) -> (B, T, d)
-
-
-class TransformerBlock(nn.Module):
-    """Pre-norm block: x + attn(ln(x)), then x + mlp(ln(x)); attention is whatever the variant builds."""
-
-    def __init__(self, config: GPTConfig, registry: Registry | None = None) -> None:
-        super().__init__()
-        registry = registry or _default_registry()
-        self.ln_1 = nn.LayerNorm(config.d_model, bias=config.bias)
-        self.attn = registry.build(config.variant, config.attention())
-        self.resid_dropout = nn.Dropout(config.dropout)
-        self.ln_2 = nn.LayerNorm(config.d_model, bias=config.bias)
-        self.mlp = MLP(config)
-
-    def forward(self, x: Tensor, cache: KVCache | None = None) -> Tensor:
-        """x (B, T, d) -> (B, T, d); with a cache, x is the next tokens and the cache grows by them."""
-        a = self.ln_1(x)
-        a = self.attn(a) if cache is None else self.attn.forward_cached(a, cache)  # (B, T, d)
-        x = x + self.resid_dropout(a)  # (B, T, d)
-        return x + self.mlp(self.ln_2(x))  # (B, T, d)
-
-    def trace(self, x: Tensor) -> tuple[Tensor, Tensor]:
-        """Same as forward through the explicit path; returns (x, attention weights (B, H, T, T))."""
-        t = self.attn.trace(self.ln_1(x))
-        x = x + self.resid_dropout(t.output)
-        return x + self.mlp(self.ln_2(x)), t.weights
 
 
 class GPT(nn.Module):
@@ -251,11 +154,6 @@ class GPT(nn.Module):
         return decoder.idx
 
 
-@lru_cache(maxsize=1)
-def _default_registry() -> Registry:
-    return load_registry()
-
-
 def count_params(config: GPTConfig, registry: Registry | None = None) -> int:
     """Parameter count of a config, built on the meta device (no memory, even for gpt2-xl)."""
     with torch.device("meta"):
@@ -317,3 +215,9 @@ def load_tiny(directory: str | Path | None = None) -> tuple[GPT, Tokenizer]:
     from .corpus import Tokenizer
 
     return model, Tokenizer(tuple(meta["vocab"]))
+
+
+__all__ = [
+    "ASSETS", "CONFIG_FILE", "GPT", "MESSAGES", "MLP", "POSITIONS", "PRESETS", "TINY_VOCAB", "WEIGHTS_FILE",
+    "GPTConfig", "TransformerBlock", "count_params", "load_gpt2", "load_tiny", "save_tiny", "tiny_config",
+]
