@@ -156,8 +156,8 @@ def _first_values_translated(tabs: list[tuple[gr.Tab, gr.Textbox]]) -> None:
     page runs no event for them (every output an event ever had costs each later event of the page)."""
     for tab, blocks, values in first_values_by_tab([tab for tab, _ in tabs]):
         lang = dict(tabs)[tab]
-        lang.change(never_raises(lambda _, values=values: values if i18n.current() != "en" else
-                                 [gr.skip() for _ in values]),
+        first = dict(zip(blocks, values, strict=True))  # by block: a tab with one such output gets its value
+        lang.change(never_raises(lambda _, first=first: first if i18n.current() != "en" else {}),
                     lang, blocks, queue=False, api_visibility="private", show_progress="hidden")
 
 
