@@ -192,7 +192,8 @@ def _switch_js(registry, names: list[str]) -> str:
             .replace("NAMES", json.dumps(names)))
 
 
-SWITCH_JS = """(name) => {
+SWITCH_JS = """async (name) => {
+  await new Promise((done) => requestAnimationFrame(() => setTimeout(done)));  // the new view paints first
   const t = TABLE[name], names = NAMES;
   if (!t) return new Array(3 + names.length).fill(undefined);  // unknown here: the server's view says why
   const zh = (document.documentElement.lang || "").toLowerCase().startsWith("zh");
