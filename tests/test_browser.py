@@ -1,4 +1,4 @@
-"""A real Chromium (Debian's, never a downloaded one) drives the app the way a student and a teacher do."""
+"""A real Chromium (Debian's, never a downloaded one) reads the views the way a student and a teacher do."""
 
 from __future__ import annotations
 
@@ -6,24 +6,9 @@ import re
 
 import pytest
 
-from tests.conftest import ARGS, CHROMIUM  # noqa: F401 - ARGS, CHROMIUM: also read by the other browser tests
+from tests.pages import cell_centre, open_page, redrawn, stamp, type_sentence
 
 pytestmark = pytest.mark.browser
-
-TIMEOUT = 60_000  # ms; the shared 2-core machine can be slow, the checks are not about speed
-VIEW = "#attention-heatmaps .al-root"
-
-
-
-def open_page(browser, app_url, width=1400, height=1000):
-    page = browser.new_page(viewport={"width": width, "height": height})
-    page.dialogs, page.hosts = [], set()
-    page.on("dialog", lambda d: (page.dialogs.append(d.message), d.dismiss()))
-    page.on("request", lambda r: page.hosts.add(r.url.split("/")[2] if "://" in r.url else r.url[:5]))
-    page.set_default_timeout(TIMEOUT)
-    page.goto(app_url)
-    page.wait_for_selector(f"{VIEW}[data-stamp]:not([data-stamp=''])")
-    return page
 
 
 @pytest.fixture
@@ -31,36 +16,6 @@ def page(browser, app_url):
     page = open_page(browser, app_url)
     yield page
     page.close()
-
-
-def stamp(page, view=VIEW) -> str:
-    return page.locator(view).first.get_attribute("data-stamp")
-
-
-def redrawn(page, old: str, view=VIEW) -> str:
-    """Wait until the view has drawn something else than `old`."""
-    page.wait_for_function("([sel, old]) => { const v = document.querySelector(sel); "
-                           "return v && v.dataset.stamp && v.dataset.stamp !== old; }", arg=[view, old])
-    return stamp(page, view)
-
-
-def type_sentence(page, text: str) -> None:
-    old = stamp(page)
-    page.locator("#sentence textarea").fill(text)
-    redrawn(page, old)
-
-
-def textbox(page, elem_id: str) -> str:
-    return page.locator(f"#{elem_id} textarea").input_value()
-
-
-def cell_centre(page, head: int, i: int, j: int, view="#attention-heatmaps") -> tuple[float, float]:
-    """Where cell (query i, key j) of a head is on screen: the canvas is T x T square cells."""
-    canvas = page.locator(f"{view} [data-head='{head}'] canvas")
-    box = canvas.bounding_box()
-    T = page.locator(f"{view} [data-head='{head}'] .al-x .al-label").count()
-    cell = box["width"] / T
-    return box["x"] + (j + 0.5) * cell, box["y"] + (i + 0.5) * cell
 
 
 @pytest.mark.parametrize("width", [1280, 1920])
@@ -160,54 +115,6 @@ def test_html_in_the_sentence_runs_no_script(page):
     assert page.locator("#sentence textarea").input_value() == hostile  # kept as text
 
 
-def problem(page, words: str) -> str:
-    """The sentence an unqueued event pins when it cannot draw a setting (a toast-like box, plain text)."""
-    page.wait_for_function("words => { const t = document.querySelector('#attention-problem textarea'); "
-                           "return t && t.offsetParent && t.value.includes(words); }", arg=words)
-    return page.locator("#attention-problem textarea").input_value()
-
-
-def test_html_in_an_error_message_runs_no_script(page):
-    page.get_by_text("For scripts (API)").first.click()
-    old = stamp(page)
-    page.locator("#options textarea").fill('{"<img src=x onerror=alert(3)>": ')
-    page.locator("#options textarea").press_sequentially("1}")  # typed, as a person does (an input event)
-    assert "<img src=x onerror=alert(3)>" in problem(page, "unknown option")  # shown as text
-    page.wait_for_timeout(500)
-    assert page.dialogs == [] and page.locator("img[src='x']").count() == 0
-    assert stamp(page) == old  # the last drawing stays
-    page.locator("#options textarea").fill("{")
-    page.locator("#options textarea").press_sequentially("}")
-    page.locator("#attention-problem").wait_for(state="hidden")  # gone with the next drawing
-
-
-def test_the_mask_toggle_redraws_and_the_check_says_what_leaks(page):
-    first = stamp(page)
-    assert textbox(page, "check") == "every row sums to 1; weight above the diagonal: 0"
-    page.locator("#causal input[type=checkbox]").uncheck()
-    redrawn(page, first)
-    page.wait_for_function("() => document.querySelector('#check textarea').value.includes('leaks')")
-    assert page.locator("#attention-heatmaps .al-legend .al-blocked").count() == 0  # nothing is blocked now
-    assert page.hosts <= {page.url.split("/")[2], "data:"}  # no CDN fonts, scripts, themes or analytics
-
-
-def test_arrow_keys_and_a_typed_number_change_the_heads(page):
-    old = stamp(page)
-    page.locator("#n_heads input[type=range]").focus()
-    page.keyboard.press("ArrowRight")  # 2 -> 3 does not divide 16: refused with a sentence, view unchanged
-    assert problem(page, "does not divide").startswith("n_heads=3 does not divide d_model=16")
-    assert stamp(page) == old
-    page.keyboard.press("ArrowRight")  # 4
-    redrawn(page, old)
-    page.wait_for_function("() => document.querySelectorAll('#attention-heatmaps [data-head]').length === 4")
-    old = stamp(page)
-    box = page.locator("#n_heads input[type=number]")
-    box.fill("8")
-    box.press("Enter")
-    redrawn(page, old)
-    assert page.locator("#attention-heatmaps [data-head]").count() == 8
-
-
 def test_gqa_titles_and_the_head_view(page):
     old = stamp(page)
     page.locator("#variant input").click()
@@ -224,58 +131,6 @@ def test_gqa_titles_and_the_head_view(page):
     assert page.locator(lines).count() <= 3
 
 
-def test_variant_controls_come_from_the_registry(page):
-    page.get_by_text("For scripts (API)").first.click()  # where the options JSON is shown
-    before = stamp(page)
-    page.locator("#variant input").click()
-    page.get_by_role("option", name="Sliding window (local) attention").click()
-    page.wait_for_function(
-        "() => document.querySelector('#options textarea').value === '{\"window\": 4, \"stride\": 0}'")
-    assert page.locator("#opt-sliding-window-window").is_visible()
-    redrawn(page, before)
-    page.locator("#variant input").click()
-    page.get_by_role("option", name="Single head (CausalAttention)").click()
-    page.wait_for_function("() => document.querySelector('#options textarea').value === '{}'")
-    assert not page.locator("#opt-sliding-window-window").is_visible()
-    page.wait_for_function("() => document.querySelector('#n_heads input[type=range]').disabled")
-    old = stamp(page)
-    page.locator("#variant input").click()
-    page.get_by_role("option", name="Sliding window (local) attention").click()
-    redrawn(page, old)
-    old = stamp(page)
-    window = page.locator("#opt-sliding-window-window input").first  # a variant's own control redraws the view
-    window.fill("2")
-    window.press("Enter")
-    redrawn(page, old)
-    assert page.locator("#options textarea").input_value() == '{"window": 2, "stride": 0}'
-
-
-def test_teaching_screens_hold_teaching(page):
-    assert not page.locator("#options").is_visible()  # the options JSON waits in "For scripts (API)"
-    assert not page.locator("#note").is_visible()  # no empty notes box
-    assert page.get_by_text("For scripts (API)").first.is_visible()
-
-
-def test_the_weights_switch_opens_the_trained_model_on_its_most_telling_head(page):
-    from core.lab.trained_view import most_telling_head, reference_roles
-
-    layer, head = most_telling_head()
-    name = reference_roles()[layer][head].name
-    page.get_by_text("trained tiny model", exact=True).click()
-    page.wait_for_selector("#trained-heatmaps .al-root[data-stamp]:not([data-stamp=''])")
-    opened = page.locator("#trained-heatmaps .al-model-head[aria-pressed='true']")
-    assert opened.get_attribute("data-layer") == str(layer) and opened.get_attribute("data-model-head") == str(head)
-    assert name in page.locator("#trained-heatmaps .al-opened > .al-view-title").inner_text()
-    assert "held-out sentences" in page.locator("#trained-heatmaps .al-description").inner_text()
-    other = page.locator("#trained-heatmaps .al-model-head[data-layer='0'][data-model-head='1']")
-    other.click()  # open another head: drawn at once, in the page
-    assert other.get_attribute("aria-pressed") == "true"
-    assert page.locator("#trained-heatmaps .al-opened > .al-view-title").inner_text().startswith("Layer 0, head 1")
-    assert not page.locator("#attention-heatmaps").is_visible()  # the random view is hidden meanwhile
-    page.get_by_text("random, seeded", exact=True).click()
-    page.locator("#attention-heatmaps").wait_for(state="visible")
-
-
 def test_step_through_shows_every_stage_full_height_with_typeset_formulas(page):
     type_sentence(page, "one two three four five six seven eight nine ten eleven twelve thirteen fourteen fifteen sixteen")
     page.get_by_role("tab", name="Step through").click()
@@ -289,30 +144,3 @@ def test_step_through_shows_every_stage_full_height_with_typeset_formulas(page):
     assert len(scrolls) == 9 and set(scrolls) == {0}  # no inner scroll bars up to 16 tokens
     rows = page.locator("#step-weights .al-y .al-label").count()
     assert rows == 16
-
-
-def test_causality_position_ranges_over_the_sentence_and_refuses_what_it_cannot_take(page):
-    page.get_by_role("tab", name="Causality").click()
-    page.wait_for_selector("#causality-bars .al-root[data-stamp]:not([data-stamp=''])")
-    page.locator("#causality-sentence textarea").fill("a b c d e")
-    page.wait_for_function("() => document.querySelector('#causality-position input[type=range]').max === '4'")
-    box = page.locator("#causality-position input[type=number]")
-    box.fill("40")
-    box.press("Enter")
-    page.get_by_text(re.compile(r"greater than|outside the sentence|out of range")).first.wait_for()  # a sentence, not "Error"
-
-
-def test_a_view_exports_as_a_png(page):
-    page.locator("#attention-export").click()
-    link = page.locator("#attention-png a").first
-    link.wait_for()
-    assert link.get_attribute("href").split("?")[0].endswith(".png")
-
-
-def open_tab(page, name: str) -> None:
-    """Click a tab by its title, through Gradio's "More tabs" menu when the bar is too narrow to show it."""
-    tab = page.get_by_role("tab", name=name, exact=True)
-    if not (tab.count() and tab.first.is_visible()):
-        page.get_by_role("button", name="More tabs").click()
-        tab = page.get_by_role("tab", name=name, exact=True).or_(page.get_by_role("button", name=name, exact=True))
-    tab.first.click()

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from tests.test_browser import open_tab
+from tests.pages import open_tab
 
 pytestmark = pytest.mark.browser
 

@@ -7,7 +7,8 @@ import re
 import pytest
 
 from core.ui import i18n
-from tests.test_browser import ARGS, CHROMIUM, TIMEOUT, VIEW, redrawn, stamp
+from tests.conftest import ARGS, CHROMIUM
+from tests.pages import TIMEOUT, VIEW, redrawn, stamp
 from tests.test_i18n import data_words
 
 pytestmark = pytest.mark.browser

@@ -1,0 +1,63 @@
+"""What the browser tests share: a page on the app, the view's stamp, and the steps a student takes."""
+
+from __future__ import annotations
+
+TIMEOUT = 60_000  # ms; the shared 2-core machine can be slow, the checks are not about speed
+VIEW = "#attention-heatmaps .al-root"
+
+
+def open_page(browser, app_url, width=1400, height=1000):
+    page = browser.new_page(viewport={"width": width, "height": height})
+    page.dialogs, page.hosts = [], set()
+    page.on("dialog", lambda d: (page.dialogs.append(d.message), d.dismiss()))
+    page.on("request", lambda r: page.hosts.add(r.url.split("/")[2] if "://" in r.url else r.url[:5]))
+    page.set_default_timeout(TIMEOUT)
+    page.goto(app_url)
+    page.wait_for_selector(f"{VIEW}[data-stamp]:not([data-stamp=''])")
+    return page
+
+
+def stamp(page, view=VIEW) -> str:
+    return page.locator(view).first.get_attribute("data-stamp")
+
+
+def redrawn(page, old: str, view=VIEW) -> str:
+    """Wait until the view has drawn something else than `old`."""
+    page.wait_for_function("([sel, old]) => { const v = document.querySelector(sel); "
+                           "return v && v.dataset.stamp && v.dataset.stamp !== old; }", arg=[view, old])
+    return stamp(page, view)
+
+
+def type_sentence(page, text: str) -> None:
+    old = stamp(page)
+    page.locator("#sentence textarea").fill(text)
+    redrawn(page, old)
+
+
+def textbox(page, elem_id: str) -> str:
+    return page.locator(f"#{elem_id} textarea").input_value()
+
+
+def cell_centre(page, head: int, i: int, j: int, view="#attention-heatmaps") -> tuple[float, float]:
+    """Where cell (query i, key j) of a head is on screen: the canvas is T x T square cells."""
+    canvas = page.locator(f"{view} [data-head='{head}'] canvas")
+    box = canvas.bounding_box()
+    T = page.locator(f"{view} [data-head='{head}'] .al-x .al-label").count()
+    cell = box["width"] / T
+    return box["x"] + (j + 0.5) * cell, box["y"] + (i + 0.5) * cell
+
+
+def problem(page, words: str) -> str:
+    """The sentence an unqueued event pins when it cannot draw a setting (a toast-like box, plain text)."""
+    page.wait_for_function("words => { const t = document.querySelector('#attention-problem textarea'); "
+                           "return t && t.offsetParent && t.value.includes(words); }", arg=words)
+    return page.locator("#attention-problem textarea").input_value()
+
+
+def open_tab(page, name: str) -> None:
+    """Click a tab by its title, through Gradio's "More tabs" menu when the bar is too narrow to show it."""
+    tab = page.get_by_role("tab", name=name, exact=True)
+    if not (tab.count() and tab.first.is_visible()):
+        page.get_by_role("button", name="More tabs").click()
+        tab = page.get_by_role("tab", name=name, exact=True).or_(page.get_by_role("button", name=name, exact=True))
+    tab.first.click()
