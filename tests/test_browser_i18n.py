@@ -50,6 +50,10 @@ def test_a_chinese_browser_reads_the_attention_tab_in_chinese(zh_page):
     page.wait_for_function("() => /[\\u4e00-\\u9fff]/.test(document.querySelector('#check textarea').value)")
     left = english_on_screen(page, "#attention-heatmaps")  # titles, legend, colour scale, hover texts
     assert not left, left
+    title = page.locator("#attention-heatmaps .al-ytitle").first  # Chinese stands upright, read top to bottom
+    assert CJK.search(title.inner_text())
+    assert title.evaluate("e => [getComputedStyle(e).writingMode, getComputedStyle(e).transform]") == [
+        "vertical-rl", "none"]
     tab = page.locator("[role=tabpanel]").first
     assert CJK.search(tab.inner_text())
     left = english_on_screen(page, "[role=tabpanel]")

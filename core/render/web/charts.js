@@ -58,6 +58,12 @@
     return t;
   }
 
+  // An axis title along y: turned a quarter (English), or upright characters top to bottom (CJK).
+  function yTitle(x, y, s) {
+    if (A.CJK.test(s || "")) return text(x, y, s, "al-axis-text", { "text-anchor": "middle", style: "writing-mode: vertical-rl" });
+    return text(x, y, s, "al-axis-text", { "text-anchor": "middle", transform: `rotate(-90 ${x} ${y})` });
+  }
+
   function linePanel(svg, p, w, h, colours, labels, tip, digits, root) {
     const iw = w - M.left - M.right, ih = h - M.top - M.bottom;
     const xs = p.series.flatMap((s) => s.x), ys = p.series.flatMap((s) => s.y).concat((p.hlines || []).map((l) => l.y));
@@ -91,7 +97,7 @@
       for (const [x, y] of pts) points.push({ x, y, px: sx.at(x), py: sy.at(y), name: s.name, colour });
     });
     g.appendChild(text(iw / 2, ih + 52, p.x.label, "al-axis-text", { "text-anchor": "middle" }));
-    g.appendChild(text(-62, ih / 2, p.y.label, "al-axis-text", { "text-anchor": "middle", transform: `rotate(-90 ${-62} ${ih / 2})` }));
+    g.appendChild(yTitle(-62, ih / 2, p.y.label));
     g.appendChild(text(iw / 2, -14, p.title, "al-panel-title", { "text-anchor": "middle" }));
     const dot = A.svg("circle", { r: 8, class: "al-hover-dot", visibility: "hidden" });
     g.appendChild(dot);
@@ -146,7 +152,7 @@
       }
     });
     g.appendChild(A.svg("line", { x1: 0, x2: iw, y1: sy.at(0), y2: sy.at(0), stroke: "#333", "stroke-width": 1.5 }));
-    g.appendChild(text(-62, ih / 2, p.y.label, "al-axis-text", { "text-anchor": "middle", transform: `rotate(-90 ${-62} ${ih / 2})` }));
+    g.appendChild(yTitle(-62, ih / 2, p.y.label));
     g.appendChild(text(iw / 2, -14, p.title, "al-panel-title", { "text-anchor": "middle" }));
     svg.appendChild(g);
   }

@@ -4,10 +4,16 @@
   "use strict";
   const A = (window.AttnLab = window.AttnLab || { views: {} });
 
+  // Chinese, Japanese or Korean: stands upright in a vertical label instead of lying on its side.
+  A.CJK = /[\u3000-\u30ff\u3400-\u9fff\uac00-\ud7af\uff00-\uffef]/;
+
   A.el = function (tag, cls, text) {
     const e = document.createElement(tag);
     if (cls) e.className = cls;
-    if (text !== undefined && text !== null) e.textContent = String(text);
+    if (text !== undefined && text !== null) {
+      e.textContent = String(text);
+      if (A.CJK.test(e.textContent)) e.classList.add("al-cjk");
+    }
     return e;
   };
 
