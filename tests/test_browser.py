@@ -56,6 +56,14 @@ def test_every_label_of_24_tokens_is_shown_at_14_px_or_more_at_1280(browser, app
         page.close()
 
 
+def test_every_tab_is_in_sight_on_a_1280_px_laptop(browser, app_url):
+    page = open_page(browser, app_url, width=1280)
+    tabs = page.get_by_role("tab")
+    assert tabs.count() == 11 and all(t.is_visible() for t in tabs.all())
+    assert page.get_by_role("button", name="More tabs").count() == 0  # none hidden behind Gradio's menu
+    page.close()
+
+
 def test_a_colour_scale_with_numbers_and_a_legend_for_blocked_cells(page):
     ticks = page.locator("#attention-heatmaps .al-scale .al-tick").all_inner_texts()
     assert ticks == ["0.00", "0.25", "0.50", "0.75", "1.00"]

@@ -131,15 +131,16 @@ def build_demo(registry: Registry | None = None) -> gr.Blocks:
     with LabBlocks(title="Attention Lab", analytics_enabled=False, delete_cache=DELETE_CACHE) as demo:
         gr.Markdown("# Attention Lab\nThe attention layer of GPT-style models, one stage at a time.")
         tabs = []
-        for i, modname in enumerate(TABS):
-            tab = importlib.import_module(modname)
-            with gr.Tab(tab.TITLE) as ctx.tab:
-                # The page's language, written by the page when it first shows the tab (before the tab's own
-                # events: Gradio runs the events of one trigger one after the other).
-                lang = gr.Textbox("en", visible=False)
-                (demo.load if i == 0 else ctx.tab.select)(None, None, lang, js=PAGE_LANG_JS)
-                tab.build(ctx)
-            tabs.append((ctx.tab, lang))
+        with gr.Tabs(overflow_behavior="wrap"):  # every tab in sight on a laptop, none behind a "⋯" menu
+            for i, modname in enumerate(TABS):
+                tab = importlib.import_module(modname)
+                with gr.Tab(tab.TITLE) as ctx.tab:
+                    # The page's language, written by the page when it first shows the tab (before the tab's
+                    # own events: Gradio runs the events of one trigger one after the other).
+                    lang = gr.Textbox("en", visible=False)
+                    (demo.load if i == 0 else ctx.tab.select)(None, None, lang, js=PAGE_LANG_JS)
+                    tab.build(ctx)
+                tabs.append((ctx.tab, lang))
         _first_values_translated(tabs)
         demo.lab_texts = localize(demo)
     for fn in demo.fns.values():  # an unqueued event that fails is an HTTP 500 the page never shows
