@@ -1,8 +1,6 @@
-"""The Generate tab in Chinese: its page texts (ui/generate_tab.py), sentences (serve/generate.py), drawn views and
-tables (render/generate_views.py) and its mistakes (serve/generate.py, lab/predict.py).
-
-Terms: 下一个词, 温度 temperature, top-k, 随机种子, 采样, KV 缓存, 键 (K), 值 (V), 词元, 解码.
-"""
+"""The Generate tab in Chinese: its page texts (ui/generate_tab.py), sentences (serve/generate.py,
+generate_inputs.py, cache_cost.py), drawn views and tables (render/generate_views.py) and its mistakes
+(serve/generate_inputs.py, lab/predict.py)."""
 
 EXACT: dict[str, str] = {
     # ---- the page (ui/generate_tab.py)
@@ -56,7 +54,7 @@ EXACT: dict[str, str] = {
     "JSON (the /generate API output)": "JSON（/generate API 的输出）",
     "JSON (the cache numbers)": "JSON（缓存的各项数字）",
     "position (-1 = the last token)": "位置（-1 = 最后一个词元）",
-    # ---- the sentences it answers with (serve/generate.py)
+    # ---- the sentences it answers with (serve/generate.py, serve/cache_cost.py)
     "with the KV cache (one token run per step)": "使用 KV 缓存（每步只运行一个词元）",
     "without a cache (the whole sentence run again each step)": "不使用缓存（每步都把整个句子重新运行一遍）",
     "No measured decode benchmark ships with this copy; run `attention-lab bench --decode --out core/assets`.":
@@ -140,7 +138,7 @@ TEMPLATES: list[tuple[str, str]] = [
      "图中只画出每行 {width} 个数值中的前 {columns} 个（第一个 K/V 头的）。"),
     ("Drawn: the first {layers} of the {n_layers} layers, and the first {columns} of the {width} values in each row.",
      "图中只画出 {n_layers} 层中的前 {layers} 层，以及每行 {width} 个数值中的前 {columns} 个。"),
-    # ---- its mistakes (serve/generate.py)
+    # ---- its mistakes (serve/generate_inputs.py)
     ("{name}={value} is not one of the models; choose {choices}", "{name}={value} 不是可选的模型之一；请选择 {choices}"),
     ("the sentence has {n} tokens; the Generate tab reads at most {most}, so shorten it",
      "这个句子有 {n} 个词元，但“生成”页最多只读 {most} 个；请缩短它"),

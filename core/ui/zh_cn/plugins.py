@@ -77,7 +77,7 @@ EXACT: dict[str, str] = {
     "pass": "通过",
     "FAIL": "失败",
     "skipped": "已跳过",
-    # ---- the conformance kit's checks (kit/checks.py)
+    # ---- the conformance kit's checks (kit/checks.py and its *_checks.py)
     "options validate": "选项校验",
     "declarations": "声明",
     "build": "构建",
@@ -94,7 +94,7 @@ EXACT: dict[str, str] = {
     "trace is the formula": "trace 符合公式",
     "causal=False control sees the future": "causal=False 对照能看到未来",
     "√d control (uses_scaling)": "√d 开关（uses_scaling）",
-    # ---- what a check says when it fails (kit/checks.py, kit/guard.py, kit/conformance.py)
+    # ---- what a check says when it fails (kit/*_checks.py, kit/guard.py, kit/conformance.py)
     "resolving the default config did not fill in every option": "解析默认配置时没有填好每个选项",
     "forward gave a different answer for the same input the second time; keep no state between calls and no "
     "randomness in eval mode":
