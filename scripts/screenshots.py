@@ -124,8 +124,24 @@ def generate(page, out):
     shoot(page, out, "generate-measured", "#generate-cache-summary")
 
 
+def chinese(page, out):
+    """The Attention tab in a browser whose language is Chinese, on the course chapter's sentence."""
+    context = page.context.browser.new_context(locale="zh-CN", viewport={"width": 1920, "height": 1080})
+    zh = context.new_page()
+    zh.set_default_timeout(120_000)
+    zh.goto(page.url)
+    drawn(zh, "attention-heatmaps")
+    old = zh.locator("#attention-heatmaps .al-root").get_attribute("data-stamp")
+    zh.locator("#sentence textarea").fill("合同 违约金 过高 ， 它 可能 存在 风险")
+    zh.wait_for_function("old => document.querySelector('#attention-heatmaps .al-root').dataset.stamp !== old", arg=old)
+    zh.wait_for_function("() => /[\\u4e00-\\u9fff]/.test(document.querySelector('#check textarea').value)")
+    shoot(zh, out, "attention-zh")
+    context.close()
+
+
 SHOTS = {"attention": attention, "trained": trained, "step": step, "causality": causality, "masking": masking,
-         "transfer": transfer, "chapter": chapter, "cost": cost, "model": model, "generate": generate}
+         "transfer": transfer, "chapter": chapter, "cost": cost, "model": model, "generate": generate,
+         "chinese": chinese}
 
 
 def main() -> None:

@@ -71,7 +71,7 @@ def test_variant_controls_come_from_the_registry(page):
     page.locator("#variant input").click()
     page.get_by_role("option", name="Single head (CausalAttention)").click()
     page.wait_for_function("() => document.querySelector('#options textarea').value === '{}'")
-    assert not page.locator("#opt-sliding-window-window").is_visible()
+    page.locator("#opt-sliding-window-window").wait_for(state="hidden")  # switched by the page, a frame later
     page.wait_for_function("() => document.querySelector('#n_heads input[type=range]').disabled")
     old = stamp(page)
     page.locator("#variant input").click()

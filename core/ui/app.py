@@ -158,7 +158,8 @@ def _first_values_translated(tabs: list[tuple[gr.Tab, gr.Textbox]]) -> None:
     for tab, blocks, values in first_values_by_tab([tab for tab, _ in tabs]):
         lang = dict(tabs)[tab]
         first = dict(zip(blocks, values, strict=True))  # by block: a tab with one such output gets its value
-        lang.change(never_raises(lambda _, first=first: first if i18n.current() != "en" else {}),
+        lang.change(never_raises(lambda _, first=first: first if i18n.current() != "en" else
+                                 {block: gr.skip() for block in first}),
                     lang, blocks, queue=False, api_visibility="private", show_progress="hidden")
 
 

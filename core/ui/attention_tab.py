@@ -165,9 +165,9 @@ def build(ctx) -> None:
     drawn = [gr.on([sentence.change, causal.change, scaled.change, n_heads.change, d_model.change, seed.change,
                     options.input, options.blur], sentence_not_error(draw, len(outputs)), inputs,
                    [*outputs, problem], **fast)]  # (options.change would redraw what the events below write)
-    triggers = [variant.change]  # (a Dropdown's .input fires twice per pick)
-    triggers += [c.input if isinstance(c, gr.Slider) else c.change for c in flat_controls]
-    drawn.append(gr.on(triggers, sentence_not_error(with_options, 1 + len(outputs)),
+    # a variant picked (its .change: a Dropdown's .input fires twice per pick) or one of its controls moved
+    triggers = [variant.change, *(c.input if isinstance(c, gr.Slider) else c.change for c in flat_controls)]
+    drawn.append(gr.on(triggers, sentence_not_error(with_options, len([options, *outputs])),
                        {variant, *inputs, *flat_controls}, [options, *outputs, problem], **fast))
     # The API panel follows the page only while it is open (the page decides: no round trip while closed).
     api_panel.expand(None, None, api_shown, js="() => 'open ' + Date.now()")
