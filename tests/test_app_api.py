@@ -163,3 +163,12 @@ def test_the_app_keeps_little_per_session_and_no_file_it_does_not_need(demo):
     options = launch_options()
     assert options["state_session_capacity"] <= 256 and options["max_file_size"] <= 16_384
     assert demo.delete_cache is not None and demo.state_session_capacity <= 256
+
+
+def test_every_tab_shows_its_events_progress_on_one_component(demo):
+    """Gradio's page walks the loading status of every component an event showed progress on, at every
+    event: one per tab keeps a click on the Attention tab fast after a student has used every tab."""
+    config = demo.get_config_file()
+    shown_on = {tuple(d["show_progress_on"] or d["outputs"]) for d in config["dependencies"] if d.get("backend_fn")}
+    tabs = [c for c in config["components"] if c["type"] == "tabitem"]
+    assert all(len(ids) == 1 for ids in shown_on) and len(shown_on) <= len(tabs), shown_on

@@ -38,7 +38,7 @@ from core.serve.slots import CPU, queue_lender  # noqa: E402
 from . import i18n  # noqa: E402
 from .common import APOLOGY, CPU_GROUP, Refused, never_raises, one_sentence  # noqa: E402
 from .inputs import check_inputs, unreadable  # noqa: E402
-from .localize import PAGE_LANG_JS, first_values_by_tab, localize, outputs_translated  # noqa: E402
+from .localize import PAGE_LANG_JS, first_values_by_tab, inside, localize, outputs_translated  # noqa: E402
 
 log = logging.getLogger("attention_lab.ui")
 
@@ -143,6 +143,7 @@ def build_demo(registry: Registry | None = None) -> gr.Blocks:
                 tabs.append((ctx.tab, lang))
         _first_values_translated(tabs)
         demo.lab_texts = localize(demo)
+    _progress_on_one_output(demo, [tab for tab, _ in tabs])
     for fn in demo.fns.values():  # an unqueued event that fails is an HTTP 500 the page never shows
         if fn.fn is not None and not getattr(fn.fn, "never_raises", False):
             fn.queue = True  # queued, its error reaches the page as a sentence
@@ -150,6 +151,19 @@ def build_demo(registry: Registry | None = None) -> gr.Blocks:
         ctx.warm[-1:-1] = [ctx.lab.guard.warm]  # start the plugins' workers; the training stays last
     demo.lab_warm = ctx.warm  # for launch(): the tabs' defaults, computed after the first page is served
     return demo
+
+
+def _progress_on_one_output(demo: gr.Blocks, tabs: list[gr.Tab]) -> None:
+    """A tab's events show their progress on one component: the first output of the tab's first event.
+    Gradio's page updates the loading status of every output any event has had, at the start and the end of
+    every event, each found by a walk of the page: with every output, a page whose tabs had all been used
+    took ~400 ms per click on the Attention tab; with one per tab, ~170 ms (docs/app.md)."""
+    where = {id(b): tab for tab in tabs for b in inside(tab)}
+    shown_on: dict[int, Any] = {}
+    for fn in demo.fns.values():
+        if fn.fn is not None and fn.outputs and fn.show_progress_on is None:
+            tab = where.get(id(fn.outputs[0]))
+            fn.show_progress_on = [shown_on.setdefault(id(tab), fn.outputs[0]) if tab else fn.outputs[0]]
 
 
 def _first_values_translated(tabs: list[tuple[gr.Tab, gr.Textbox]]) -> None:

@@ -95,12 +95,12 @@ PAGE_LANG_JS = """() => ((document.documentElement.lang || navigator.language ||
 def first_values_by_tab(tabs: list[gr.Tab]) -> list[tuple[gr.Tab, list[Any], list[Any]]]:
     """Each tab with outputs whose first value is server text (checks, notes, tables, drawn views), and those
     values, so a page in another language can have them translated when it first shows the tab."""
-    return [(tab, *found) for tab in tabs if (found := first_values(_inside(tab)))[0]]
+    return [(tab, *found) for tab in tabs if (found := first_values(inside(tab)))[0]]
 
 
-def _inside(block: Any) -> list[Any]:
+def inside(block: Any) -> list[Any]:
     """A block and everything laid out in it."""
-    return [block, *(b for child in getattr(block, "children", []) for b in _inside(child))]
+    return [block, *(b for child in getattr(block, "children", []) for b in inside(child))]
 
 
 def first_values(blocks_in: list[Any]) -> tuple[list[Any], list[Any]]:
