@@ -154,16 +154,21 @@ def build_demo(registry: Registry | None = None) -> gr.Blocks:
 
 
 def _progress_on_one_output(demo: gr.Blocks, tabs: list[gr.Tab]) -> None:
-    """A tab's events show their progress on one component: the first output of the tab's first event.
-    Gradio's page updates the loading status of every output any event has had, at the start and the end of
-    every event, each found by a walk of the page: with every output, a page whose tabs had all been used
-    took ~400 ms per click on the Attention tab; with one per tab, ~170 ms (docs/app.md)."""
-    where = {id(b): tab for tab in tabs for b in inside(tab)}
-    shown_on: dict[int, Any] = {}
-    for fn in demo.fns.values():
-        if fn.fn is not None and fn.outputs and fn.show_progress_on is None:
-            tab = where.get(id(fn.outputs[0]))
-            fn.show_progress_on = [shown_on.setdefault(id(tab), fn.outputs[0]) if tab else fn.outputs[0]]
+    """A tab's events show their progress on one component: the tab's first drawn view (else its first output
+    a person sees). Gradio's page updates the loading status of every output any event has had, at the start
+    and the end of every event, each found by a walk of the page: with every output, a page whose tabs had
+    all been used took ~400 ms per click on the Attention tab; with one per tab, ~170 ms (docs/app.md)."""
+    fns = [fn for fn in demo.fns.values() if fn.fn is not None and fn.outputs and fn.show_progress_on is None]
+    outputs = {id(b) for fn in fns for b in fn.outputs}
+    target = {}
+    for tab in tabs:
+        shown = [b for b in inside(tab) if id(b) in outputs and b.visible is True
+                 and not isinstance(b, (gr.File, gr.JSON, gr.DownloadButton))]
+        views = [b for b in shown if isinstance(b, gr.HTML)]
+        for b in inside(tab):
+            target[id(b)] = (views or shown or [None])[0]
+    for fn in fns:
+        fn.show_progress_on = [target.get(id(fn.outputs[0])) or fn.outputs[0]]
 
 
 def _first_values_translated(tabs: list[tuple[gr.Tab, gr.Textbox]]) -> None:

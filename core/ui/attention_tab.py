@@ -161,6 +161,7 @@ def build(ctx) -> None:
     # Each output an event ever had costs every later event of the page (Gradio walks their loading
     # statuses twice per event), so these events have few outputs and the page switches what it can itself.
     fast = dict(queue=False, api_visibility="private", trigger_mode="always_last", show_progress="hidden",
+                show_progress_on=[problem],  # no progress shown: its status on the lightest output
                 preprocess=False)  # raw values: views.attention checks them and says what is wrong in a sentence
     drawn = [gr.on([sentence.change, causal.change, scaled.change, n_heads.change, d_model.change, seed.change,
                     options.input, options.blur], sentence_not_error(draw, len(outputs)), inputs,
