@@ -154,8 +154,8 @@ def build_demo(registry: Registry | None = None) -> gr.Blocks:
 
 
 def _progress_on_one_output(demo: gr.Blocks, tabs: list[gr.Tab]) -> None:
-    """A tab's events show their progress on one component: the tab's first drawn view (else its first output
-    a person sees). Gradio's page updates the loading status of every output any event has had, at the start
+    """A tab's events show their progress on one component: the tab's first text output a person sees (else
+    its first output a person sees). Gradio's page updates the loading status of every output any event has had, at the start
     and the end of every event, each found by a walk of the page: with every output, a page whose tabs had
     all been used took ~400 ms per click on the Attention tab; with one per tab, ~170 ms (docs/app.md)."""
     fns = [fn for fn in demo.fns.values() if fn.fn is not None and fn.outputs and fn.show_progress_on is None]
@@ -164,9 +164,9 @@ def _progress_on_one_output(demo: gr.Blocks, tabs: list[gr.Tab]) -> None:
     for tab in tabs:
         shown = [b for b in inside(tab) if id(b) in outputs and b.visible is True
                  and not isinstance(b, (gr.File, gr.JSON, gr.DownloadButton))]
-        views = [b for b in shown if isinstance(b, gr.HTML)]
+        light = [b for b in shown if isinstance(b, (gr.Textbox, gr.Markdown))]  # a drawn view costs more per walk
         for b in inside(tab):
-            target[id(b)] = (views or shown or [None])[0]
+            target[id(b)] = (light or shown or [None])[0]
     for fn in fns:
         fn.show_progress_on = [target.get(id(fn.outputs[0])) or fn.outputs[0]]
 
