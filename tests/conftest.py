@@ -68,3 +68,13 @@ def browser():
         b = p.chromium.launch(executable_path=CHROMIUM, args=ARGS)
         yield b
         b.close()
+
+
+@pytest.fixture
+def page(browser, app_url):
+    """A new page on the app's Attention tab, its first view drawn (a test module may define its own)."""
+    from tests.pages import open_page
+
+    page = open_page(browser, app_url)
+    yield page
+    page.close()

@@ -11,13 +11,6 @@ from tests.pages import cell_centre, open_page, redrawn, stamp, type_sentence
 pytestmark = pytest.mark.browser
 
 
-@pytest.fixture
-def page(browser, app_url):
-    page = open_page(browser, app_url)
-    yield page
-    page.close()
-
-
 @pytest.mark.parametrize("width", [1280, 1920])
 def test_the_heatmaps_fill_their_panel_with_square_cells_and_big_labels(browser, app_url, width):
     page = open_page(browser, app_url, width=width, height=1080)

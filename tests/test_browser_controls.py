@@ -6,16 +6,9 @@ import re
 
 import pytest
 
-from tests.pages import open_page, problem, redrawn, stamp, textbox
+from tests.pages import problem, redrawn, stamp, textbox
 
 pytestmark = pytest.mark.browser
-
-
-@pytest.fixture
-def page(browser, app_url):
-    page = open_page(browser, app_url)
-    yield page
-    page.close()
 
 
 def test_html_in_an_error_message_runs_no_script(page):
