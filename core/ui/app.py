@@ -155,9 +155,10 @@ def build_demo(registry: Registry | None = None) -> gr.Blocks:
 
 def _progress_on_one_output(demo: gr.Blocks, tabs: list[gr.Tab]) -> None:
     """A tab's events show their progress on one component: the tab's first text output a person sees (else
-    its first output a person sees). Gradio's page updates the loading status of every output any event has had, at the start
-    and the end of every event, each found by a walk of the page: with every output, a page whose tabs had
-    all been used took ~400 ms per click on the Attention tab; with one per tab, ~170 ms (docs/app.md)."""
+    its first output a person sees). Gradio's page updates the loading status of every output any event has
+    had, at the start and the end of every event, each found by a walk of the page: with every output, a page
+    whose tabs had all been used took ~400 ms per click on the Attention tab; with one per tab, 150-235 ms
+    (docs/app.md)."""
     fns = [fn for fn in demo.fns.values() if fn.fn is not None and fn.outputs and fn.show_progress_on is None]
     outputs = {id(b) for fn in fns for b in fn.outputs}
     target = {}
