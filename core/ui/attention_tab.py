@@ -186,8 +186,9 @@ def build(ctx) -> None:
 def _switch_js(registry, names: list[str]) -> str:
     """The page's own switch to a variant (no round trip, no output for later events to walk): heads and
     scaling enabled where they apply, its description in the page's language, its option group shown."""
+    about = {n: _about(registry, n) for n in registry.variants}
     table = {n: {"heads": v.uses_heads, "scaling": getattr(v, "uses_scaling", True),
-                 "about": [_about(registry, n), i18n.tr(_about(registry, n), "zh-CN")]}
+                 "about": [about[n], i18n.tr(about[n], "zh-CN")]}
              for n, v in registry.variants.items()}
     return (SWITCH_JS.replace("TABLE", json.dumps(table, ensure_ascii=False))
             .replace("NAMES", json.dumps(names)))
