@@ -37,8 +37,7 @@ class SlidingWindowAttention(AttentionModule):
             stride=int(self.config.options["stride"]),
             causal=self.config.causal,
             key_padding_mask=key_padding_mask,
-            scale=None if self.config.scaled else 1.0,
-            dropout_p=self.config.dropout if self.training else 0.0,
+            formula=self.formula,
         )  # (B, H, T, hd)
 
 

@@ -148,35 +148,40 @@ class AttentionModule(CachedDecoding, nn.Module):
         """The forward kernel: q (B, H, T, hd), k and v (B, Hkv, T, hd), key_padding_mask (B, T) or None
         -> context (B, H, T, hd); padding query rows may hold anything (forward zeroes them after merge).
 
-        With the stock score/fill/normalise this is F.scaled_dot_product_attention; a variant that
-        changes the formula gets the explicit one here too. Override it (never forward) for a faster
-        kernel; the kit checks it against trace().
+        Override it (never forward) for a faster kernel; the kit checks it against trace().
         """
         T = q.shape[2]
         bias = self.bias(T, q.device)  # (H|1, T, T) float or None
-        if not self._uses_default_formula():
-            mask = self.attention_mask(T, key_padding_mask, q.device)
-            mask = None if mask is None else no_empty_rows(mask, key_padding_mask)
-            stages = attend(q, k, v, mask=mask, scaled=self.config.scaled, dropout=self.config.dropout,
-                            training=self.training, bias=bias, score=self.score, normalise=self.normalise,
-                            fill=self.fill)
-            return stages["context"]  # (B, H, T, hd)
         # plain causal attention lets SDPA build the triangle itself (no (T, T) mask in memory)
-        plain_causal = (
-            key_padding_mask is None and self.config.causal and self._uses_default_mask() and bias is None
-        )
+        plain_causal = (key_padding_mask is None and self.config.causal and self._uses_default_mask()
+                        and bias is None and self._uses_default_formula())
         mask = None if plain_causal else self.attention_mask(T, key_padding_mask, q.device)
-        attn_mask = None if mask is None else no_empty_rows(mask, key_padding_mask)
-        if bias is not None:  # SDPA adds a float mask to the scaled scores: bias where allowed, -inf elsewhere
-            attn_mask = bias if attn_mask is None else bias.masked_fill(~attn_mask, NEG_INF)
-        return F.scaled_dot_product_attention(
-            q, k, v,
-            attn_mask=attn_mask,
-            is_causal=plain_causal,
-            dropout_p=self.config.dropout if self.training else 0.0,
-            scale=None if self.config.scaled else 1.0,
-            enable_gqa=self.n_kv_heads != self.n_heads,
-        )  # (B, H, T, hd)
+        mask = None if mask is None else no_empty_rows(mask, key_padding_mask)  # (B|1, 1, T, T)
+        return self.formula(q, k, v, mask, bias, is_causal=plain_causal)  # (B, H, T, hd)
+
+    def formula(
+        self, q: Tensor, k: Tensor, v: Tensor, mask: Tensor | None = None, bias: Tensor | None = None,
+        *, is_causal: bool = False,
+    ) -> Tensor:
+        """The one formula for every fast path (forward, cached, banded): q (B, H, Tq, hd) over k, v (B, Hkv, Tk, hd)
+        -> context (B, H, Tq, hd); mask (..., Tq, Tk) bool, True = may attend; bias (H|1, Tq, Tk) float.
+
+        The stock score/fill/normalise go to torch's fused kernel (sdpa); a variant's own go through attend(),
+        the explicit path trace() keeps, so both paths compute the same thing by construction.
+        """
+        if self._uses_default_formula():
+            dropout = self.config.dropout if self.training else 0.0
+            return sdpa(q, k, v, mask, bias, scaled=self.config.scaled, dropout=dropout, is_causal=is_causal)
+        if is_causal:
+            mask = causal_mask(q.shape[2], q.device)
+        return self.explicit(q, k, v, mask, bias)["context"]
+
+    def explicit(
+        self, q: Tensor, k: Tensor, v: Tensor, mask: Tensor | None = None, bias: Tensor | None = None
+    ) -> dict[str, Tensor]:
+        """attend() with this module's scaling, score, fill and normalise: every stage, for trace() and formula()."""
+        return attend(q, k, v, mask=mask, scaled=self.config.scaled, dropout=self.config.dropout,
+                      training=self.training, bias=bias, score=self.score, normalise=self.normalise, fill=self.fill)
 
     def trace(self, x: Tensor, key_padding_mask: Tensor | None = None) -> AttentionTrace:
         """Explicit path: the same result as forward, with every stage kept."""
@@ -186,17 +191,7 @@ class AttentionModule(CachedDecoding, nn.Module):
         mask = self.attention_mask(T, key_padding_mask, x.device)
         if mask is None:
             mask = torch.ones(1, 1, T, T, dtype=torch.bool, device=x.device)
-        stages = attend(
-            q, k, v,
-            mask=no_empty_rows(mask, key_padding_mask),
-            scaled=self.config.scaled,
-            dropout=self.config.dropout,
-            training=self.training,
-            bias=self.bias(T, x.device),
-            score=self.score,
-            normalise=self.normalise,
-            fill=self.fill,
-        )
+        stages = self.explicit(q, k, v, no_empty_rows(mask, key_padding_mask), self.bias(T, x.device))
         if key_padding_mask is not None:  # padding queries: computed, then zeroed
             query_real = key_padding_mask[:, None, :, None]  # (B, 1, T, 1)
             mask = mask & query_real
@@ -226,16 +221,6 @@ class AttentionModule(CachedDecoding, nn.Module):
         return (cls.score is AttentionModule.score and cls.normalise is AttentionModule.normalise
                 and self.fill == NEG_INF)
 
-    _mask = attention_mask  # the old private names, kept for code written against them
-
-    @staticmethod
-    def _no_empty_rows(mask: Tensor, key_padding_mask: Tensor | None) -> Tensor:
-        return no_empty_rows(mask, key_padding_mask)
-
-    @staticmethod
-    def _zero_padding(out: Tensor, key_padding_mask: Tensor | None) -> Tensor:
-        return zero_padding(out, key_padding_mask)
-
     def _check_input(self, x: Tensor, key_padding_mask: Tensor | None) -> None:
         if x.dim() != 3 or x.shape[-1] != self.config.d_model:
             raise ValueError(
@@ -246,6 +231,24 @@ class AttentionModule(CachedDecoding, nn.Module):
                 raise ValueError(
                     f"key_padding_mask must be a bool tensor of shape {tuple(x.shape[:2])} with True = real token"
                 )
+
+
+def sdpa(
+    q: Tensor, k: Tensor, v: Tensor, mask: Tensor | None = None, bias: Tensor | None = None,
+    *, scaled: bool = True, dropout: float = 0.0, is_causal: bool = False,
+) -> Tensor:
+    """The stock formula in torch's fused kernel; the one place a bias and a bool mask become SDPA's float mask."""
+    attn_mask = mask
+    if bias is not None:  # SDPA adds a float mask to the scaled scores: bias where allowed, -inf elsewhere
+        attn_mask = bias if mask is None else bias.masked_fill(~mask, NEG_INF)
+    return F.scaled_dot_product_attention(
+        q, k, v,
+        attn_mask=attn_mask,
+        is_causal=is_causal,
+        dropout_p=dropout,
+        scale=None if scaled else 1.0,
+        enable_gqa=k.shape[1] != q.shape[1],
+    )  # (B, H, Tq, hd)
 
 
 def no_empty_rows(mask: Tensor, key_padding_mask: Tensor | None) -> Tensor:

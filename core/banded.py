@@ -2,18 +2,23 @@
 
 Queries are cut into blocks of BLOCK rows. Block b holds queries [b·BLOCK, (b+1)·BLOCK) and
 reads only the keys its band can reach, [start - (window-1), end + right), plus the strided
-global columns when stride > 0. All blocks go through one F.scaled_dot_product_attention
-call as a batch, with a small bool mask per block (True = may attend). The result equals
-SDPA with the dense sliding_window_mask, which tests/test_banded.py checks.
+global columns when stride > 0. All blocks go through one call of the module's formula (SDPA
+for the stock one) as a batch, with a small bool mask per block (True = may attend). The result
+equals the formula with the dense sliding_window_mask, which tests/test_banded.py checks.
 """
 
 from __future__ import annotations
+
+from collections.abc import Callable
 
 import torch
 import torch.nn.functional as F
 from torch import Tensor
 
+from .attention import sdpa
 from .masks import combine_masks, sliding_window_mask
+
+Formula = Callable[[Tensor, Tensor, Tensor, Tensor], Tensor]  # (q, k, v, bool mask) -> context, e.g. module.formula
 
 # Queries per block. On a 2-core CPU small blocks waste the least work (T·(BLOCK+window)
 # scores instead of T·window) and stay in cache; measured with w = 4..1024 at T = 8192.
@@ -35,15 +40,18 @@ def banded_attention(
     stride: int = 0,
     causal: bool = True,
     key_padding_mask: Tensor | None = None,
-    scale: float | None = None,
-    dropout_p: float = 0.0,
+    formula: Formula = sdpa,
     block: int = BLOCK,
 ) -> Tensor:
-    """q, k, v (B, H, T, hd) -> context (B, H, T, hd); padding query rows are finite (caller zeroes them)."""
+    """q, k, v (B, H, T, hd) -> context (B, H, T, hd); padding query rows are finite (caller zeroes them).
+
+    formula(q, k, v, mask) is the module's (AttentionModule.formula: its scaling, dropout and any own score or
+    normalise); the default is the stock softmax, scaled.
+    """
     B, H, T, hd = q.shape
     left, right = window - 1, 0 if causal else window - 1
     if block + left + right >= T:  # every block would read every key: the band is the square
-        return _dense(q, k, v, window, stride, causal, key_padding_mask, scale, dropout_p)
+        return _dense(q, k, v, window, stride, causal, key_padding_mask, formula)
     nb = -(-T // block)  # number of query blocks
     span = block + left + right  # keys one block can reach through the band
     tail = nb * block - T  # queries added to fill the last block (dropped at the end)
@@ -60,12 +68,10 @@ def banded_attention(
         kb, vb, mask = _with_globals(k, v, kb, vb, mask, window, stride, block, nb, key_padding_mask)
     mask = mask.expand(B, *mask.shape[-3:]) if mask.dim() == 3 else mask  # (B, nb, block, n_keys)
     mask = mask | ~mask.any(-1, keepdim=True)  # a row with nothing to see (padding) sees all: no NaN
-    context = F.scaled_dot_product_attention(
-        qb, kb, vb, attn_mask=mask.reshape(B * nb, 1, block, -1), dropout_p=dropout_p, scale=scale
-    )  # (B·nb, H, block, hd)
+    context = formula(qb, kb, vb, mask.reshape(B * nb, 1, block, -1))  # (B·nb, H, block, hd)
     context = context.view(B, nb, H, block, hd).transpose(1, 2).reshape(B, H, nb * block, hd)[:, :, :T]
     if stride > 0 and not causal:  # the symmetric band gives global *rows* too: they see far ahead
-        context = _global_rows(q, k, v, context, window, stride, key_padding_mask, scale, dropout_p)
+        context = _global_rows(q, k, v, context, window, stride, key_padding_mask, formula)
     return context  # (B, H, T, hd)
 
 
@@ -122,7 +128,7 @@ def _with_globals(
 
 def _global_rows(
     q: Tensor, k: Tensor, v: Tensor, context: Tensor, window: int, stride: int,
-    key_padding_mask: Tensor | None, scale: float | None, dropout_p: float,
+    key_padding_mask: Tensor | None, formula: Formula,
 ) -> Tensor:
     """Non-causal + stride: query i (i % stride == 0) also sees every key j >= i; redo those rows."""
     T = q.shape[2]
@@ -133,17 +139,17 @@ def _global_rows(
     if key_padding_mask is not None:
         rows = rows & key_padding_mask[:, None, None, :]  # (B, 1, G, T)
     rows = rows | ~rows.any(-1, keepdim=True)
-    out = F.scaled_dot_product_attention(q[:, :, idx], k, v, attn_mask=rows, dropout_p=dropout_p, scale=scale)
+    out = formula(q[:, :, idx], k, v, rows)  # (B, H, G, hd)
     return context.index_copy(2, idx, out)  # (B, H, T, hd)
 
 
 def _dense(
     q: Tensor, k: Tensor, v: Tensor, window: int, stride: int, causal: bool,
-    key_padding_mask: Tensor | None, scale: float | None, dropout_p: float,
+    key_padding_mask: Tensor | None, formula: Formula,
 ) -> Tensor:
-    """Short sequences: the dense band is no bigger than the blocks would be; one SDPA call."""
+    """Short sequences: the dense band is no bigger than the blocks would be; one call of the formula."""
     T = q.shape[2]
     mask = band_allowed(T, window, stride, causal, q.device)  # (T, T)
     mask = combine_masks(mask, key_padding_mask) if key_padding_mask is not None else mask[None, None]
     mask = mask | ~mask.any(-1, keepdim=True)  # padding rows see all, then get zeroed
-    return F.scaled_dot_product_attention(q, k, v, attn_mask=mask, dropout_p=dropout_p, scale=scale)
+    return formula(q, k, v, mask)  # (B, H, T, hd)

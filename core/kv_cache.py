@@ -10,7 +10,6 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 import torch
-import torch.nn.functional as F
 from torch import Tensor
 
 from .config import ConfigError
@@ -133,16 +132,7 @@ class CachedDecoding:
         if mask is not None and q.shape[2] == 1 and bool(mask.all()):
             mask = None  # one new token that may see every kept key: no mask at all
         bias = self.bias_at(q_pos, k_pos, q.device)  # (H|1, Tq, S) float or None
-        attn_mask = mask
-        if bias is not None:  # SDPA adds a float mask to the scaled scores: bias where allowed, -inf elsewhere
-            attn_mask = bias if mask is None else bias.masked_fill(~mask, float("-inf"))
-        return F.scaled_dot_product_attention(
-            q, k, v,
-            attn_mask=attn_mask,
-            dropout_p=self.config.dropout if self.training else 0.0,
-            scale=None if self.config.scaled else 1.0,
-            enable_gqa=self.n_kv_heads != self.n_heads,
-        )  # (B, H, Tq, hd)
+        return self.formula(q, k, v, mask, bias)  # (B, H, Tq, hd)
 
     # ---- the cached path ----------------------------------------------------------------
 

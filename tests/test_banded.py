@@ -8,6 +8,7 @@ import torch.nn.functional as F
 
 import core.banded as banded
 from core import AttentionConfig, load_registry
+from core.attention import sdpa
 from core.banded import banded_attention, score_entries
 from core.masks import padding_mask, sliding_window_mask
 
@@ -55,7 +56,8 @@ def test_banded_with_key_padding_matches_on_real_rows_and_stays_finite(causal, s
 def test_unscaled_and_short_sequence_fallback_agree_with_reference():
     q, k, v = qkv(T=9)
     for block in (2, 32):  # 32: the band covers the square, so the dense fallback runs
-        got = banded_attention(q, k, v, 3, stride=2, scale=1.0, block=block)
+        unscaled = lambda q, k, v, mask: sdpa(q, k, v, mask, scaled=False)  # noqa: E731
+        got = banded_attention(q, k, v, 3, stride=2, formula=unscaled, block=block)
         assert torch.allclose(got, dense_reference(q, k, v, 3, 2, True, scale=1.0), atol=ATOL)
 
 
