@@ -103,7 +103,7 @@ def _once(fn: Callable[..., Any], args: tuple) -> Iterator[Any]:
 @contextmanager
 def _main_not_rerun() -> Iterator[None]:
     """multiprocessing re-runs the parent's main script in each child, to find functions defined there.
-    Ours are importable by name, and the main script may be app.py (it builds the whole UI, ~5 s) or
+    Ours are importable by name, and the main script may be app.py (it builds the whole UI: slow) or
     stdin (which cannot be re-run): name the main module "__main__", which multiprocessing skips."""
     main = sys.modules["__main__"]
     with _lock:

@@ -4,7 +4,7 @@ One rule, shared by the app's tokenizer (core.lab.text) and the tiny model's (co
 sentence gives the same words everywhere. A sentence is "written with spaces" when whitespace
 stands between two Han characters anywhere in it ("合同 违约金 过高"); then every unbroken run of
 Han characters is one word. Without such a space, each run is cut by rjieba (jieba-rs, a
-maintained Rust port of jieba: its dictionary is compiled in, so it loads in ~0.2 s and writes
+maintained Rust port of jieba: its dictionary is compiled in, so it loads quickly and writes
 no cache file), imported only when such text first appears. Text with kana is Japanese: its Han
 characters stay one per token, as before.
 """

@@ -13,7 +13,6 @@ from ..config import AttentionConfig, ConfigError, whole
 
 ASSETS = Path(__file__).resolve().parents[1] / "assets"
 SAVED_BENCH = ASSETS / "bench.json"  # `attention-lab bench --flex --out core/assets` on the 2-core machine
-SAVED_PLOT = ASSETS / "bench.png"
 LIVE_MAX_T = 1024  # the trace keeps five (B, H, T, T) tensors: beyond this the app would stall
 D_MODEL, N_HEADS, BYTES = 128, 4, 4  # the bench's shape, fp32
 SQUARES = ("scores", "scaled", "mask", "masked", "weights")  # the trace stages that are (T, T) per head

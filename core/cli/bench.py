@@ -12,7 +12,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--T", type=int, nargs="+", metavar="T", help="sequence lengths (default 256 .. 8192)")
     parser.add_argument("--window", type=int, default=256, help="sliding-window width (default 256)")
     parser.add_argument("--reps", type=int, default=None, help="timed repetitions per point (default 5, quick 2)")
-    parser.add_argument("--flex", action="store_true", help="also compiled FlexAttention (compiles for ~40 s per T)")
+    parser.add_argument("--flex", action="store_true", help="also compiled FlexAttention (slow: it compiles once per T)")
     parser.add_argument("--quick", action="store_true", help="small T, rows in this process: a smoke test")
     parser.add_argument("--out", default="bench-out", help="directory for bench.json and bench.png")
     parser.add_argument("--decode", action="store_true",

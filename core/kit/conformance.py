@@ -20,7 +20,7 @@ from ..variant import Variant, one_line
 from .checks import CHECKS, NEEDS_BUILD, NORMALISED_ONLY, Outcome, perturb_position, run_check
 from .guard import CheckFailed
 
-TIMEOUT = 20.0  # seconds one check may take; the slowest takes under 2 s on a busy 2-core machine
+TIMEOUT = 20.0  # seconds one check may take: room for the slowest on a busy shared machine
 MEMORY_MB = 2048  # how much more memory one check's process may take
 WORKERS = 2  # checks run at once: one per core of the machine the lab targets
 CANARY = "every setting the app offers"  # the first check that runs the plugin's forward and trace

@@ -74,8 +74,8 @@ def dependency_matrix(module: nn.Module, x: Tensor, **kwargs) -> Tensor:
 class _Explicit(nn.Module):
     """The module through its explicit path (trace): the same function as forward, with a fast backward.
 
-    The fused SDPA CPU kernel's backward under the Jacobian's vmap takes ~1 s for 6 tokens; the
-    explicit matmul/softmax path takes ~5 ms, and involves no global SDPA backend switch.
+    The fused SDPA CPU kernel's backward under the Jacobian's vmap is far slower than the explicit
+    matmul/softmax path, which also involves no global SDPA backend switch (docs/performance.md).
     """
 
     def __init__(self, module: nn.Module) -> None:

@@ -243,8 +243,8 @@ def _padding_card(seed: int) -> Card:
 
 @lru_cache(maxsize=4)
 def cards(seed: int = 0) -> tuple[Card, ...]:
-    """Every failure mode of the chapter, computed now: ~0.2 s, but the first cross-device error in a
-    process costs torch ~4 s (it builds its C++ backtrace once), so warm this in the background."""
+    """Every failure mode of the chapter, computed now; the first cross-device error in a process is slow
+    (torch builds its C++ backtrace once), so warm this in the background."""
     q, k, v = _qkv(TOKENS, seed)
     return (_softmax_card(q, k, v), _fill_card(q, k, v), _dtype_card(q, k, v), _device_card(q, k, v),
             _padding_card(seed))

@@ -1,8 +1,8 @@
 """The Chapter tab: the spot-the-bug cards and the intervention table, cached so a click costs milliseconds.
 
-The cards are computed once per process (~2 s: the first cross-device error costs torch its backtrace);
-the held-out half of the interventions is measured once per process (~4 s for 8 heads x 2 ablations on 600
-sentences); both are warmed after start-up. A typed sentence's predictions take ~20 ms and are cached too.
+The cards are computed once per process (the first cross-device error costs torch its backtrace); the
+held-out half of the interventions is measured once per process (every head ablated over many sentences);
+both are warmed after start-up. A typed sentence's predictions are cached too.
 """
 
 from __future__ import annotations
@@ -185,6 +185,6 @@ def interventions(sentence: Any, mode: Any) -> InterventionsView:
 
 
 def warm() -> None:
-    """The cards, the held-out table and the chapter sentence's view, before anyone asks (~6 s, once)."""
+    """The cards, the held-out table and the chapter sentence's view, before anyone asks, once."""
     failure_modes()
     interventions(CHAPTER_SENTENCE, "zero")

@@ -17,7 +17,7 @@ from . import runs
 from .cache import DrawnCache
 from .exports import remember
 
-MASK_EVERY, SCALE_EVERY = 40, 10  # a snapshot every this many steps (~1-2 s)
+MASK_EVERY, SCALE_EVERY = 40, 10  # a snapshot every this many steps: the chart moves, the stream stays small
 CHARTS = {"mask": mask_chart, "scale": scale_chart}
 DRAWN = DrawnCache(max_items=256)  # (kind, params, steps, done) -> chart dict
 
@@ -44,7 +44,7 @@ def chart(kind: str, run: MaskRun | ScaleRun) -> dict:
 
 
 def warm(mask: MaskParams = MaskParams(), scale: ScaleParams = ScaleParams()) -> None:
-    """Train the default runs (~17 s, in a worker process): a class's first "Train both" is then a cache hit, and a
+    """Train the default runs (in a worker process): a class's first "Train both" is then a cache hit, and a
     click while this trains watches the same run instead of training a second copy."""
     *_, masked = shared_mask_experiment(mask)
     chart("mask", masked)

@@ -25,7 +25,7 @@ from ..variant import Variant, one_line
 from ..worker import Worker
 from .slots import CPU
 
-VIEW_TIMEOUT_S = 5.0  # one view of one sentence: milliseconds for any sane plugin
+VIEW_TIMEOUT_S = 5.0  # one view of one sentence: far more than any sane plugin needs
 SECONDS_ENV = "ATTENTION_LAB_PLUGIN_SECONDS"  # the view's time limit (the others in proportion), to change
 MODEL_TIMEOUT_S = 15.0  # the Model tab builds every layer of a GPT-2-sized model (on the meta device)
 CHECK_TIMEOUT_S = 120.0  # the conformance kit runs many configurations
@@ -103,7 +103,7 @@ class Guard:
             return [p.off for p in self._plugins.values() if p.off]
 
     def warm(self) -> None:
-        """Start every third-party plugin's worker before a student picks one (~1 s each)."""
+        """Start every third-party plugin's worker before a student picks one: a process start is slow."""
         for v in list(self.registry.variants.values()):
             if self.isolated(v.name):
                 try:

@@ -156,8 +156,8 @@ def build(ctx) -> None:
 
     api_call.click(attention, inputs, api_outputs, api_name="attention", concurrency_id=CPU_GROUP,
                    concurrency_limit=CPU_LIMIT)
-    # The page's events skip Gradio's queue (one HTTP round trip instead of a join, a stream and a message:
-    # ~100-200 ms less per click, measured in docs/app.md); core.serve.slots bounds the CPU they use instead.
+    # The page's events skip Gradio's queue (one HTTP round trip instead of a join, a stream and a message;
+    # docs/app.md has the figures); core.serve.slots bounds the CPU they use instead.
     # Each output an event ever had costs every later event of the page (Gradio walks their loading
     # statuses twice per event), so these events have few outputs and the page switches what it can itself.
     fast = dict(queue=False, api_visibility="private", trigger_mode="always_last", show_progress="hidden",
@@ -180,7 +180,7 @@ def build(ctx) -> None:
     for button, example in zip(examples, EXAMPLES, strict=True):  # set in the page: one round trip, not two
         button.click(None, None, sentence, js=f"() => {json.dumps(example)}", queue=False)
     ctx.shared["attention_inputs"] = inputs
-    ctx.warm.append(trained.warm)  # the tiny model and its head roles (~0.7 s)
+    ctx.warm.append(trained.warm)  # the tiny model and its head roles
 
 
 def _switch_js(registry, names: list[str]) -> str:

@@ -119,4 +119,4 @@ def build(ctx) -> None:
           trigger_mode="always_last", **kwargs)
     ctx.tab.select(show_cards, None, card_outputs, api_visibility="private", **kwargs).then(
         interventions, [sentence, mode], outputs, api_visibility="private", **kwargs)
-    ctx.warm.append(chapter.warm)  # the cards and the held-out table (~6 s, once per process)
+    ctx.warm.append(chapter.warm)  # the cards and the held-out table, once per process

@@ -143,4 +143,4 @@ def build(ctx) -> None:
             s_json = gr.JSON(label="JSON (the /scale_experiment API output)", open=False)
         s_run = s_go.click(run_scale, [s_steps, s_seed], [s_plot, s_words, s_json], api_name="scale_experiment", **cpu)
         s_stop.click(stop_scale, s_json, [s_json, s_words], cancels=[s_run], api_visibility="private")
-    ctx.warm.append(warm)  # last: the longest (~17 s in a worker process)
+    ctx.warm.append(warm)  # last: the longest, in a worker process

@@ -192,5 +192,5 @@ def build(ctx) -> None:
           trigger_mode="always_last", **queued)
     for button, example in zip(examples, EXAMPLES, strict=True):  # set in the page: one round trip, not two
         button.click(None, None, sentence, js=f"() => {json.dumps(example)}", queue=False)
-    ctx.warm.append(lambda: generate.next_words(EXAMPLES[0], -1, 1.0, 0, 0))  # loads the tiny model (~0.1 s)
-    ctx.warm.append(lambda: generate.cache_table(*(c.value for c in numbers)))  # the meta device's first use (~4 s)
+    ctx.warm.append(lambda: generate.next_words(EXAMPLES[0], -1, 1.0, 0, 0))  # loads the tiny model
+    ctx.warm.append(lambda: generate.cache_table(*(c.value for c in numbers)))  # the meta device's first use is slow

@@ -46,7 +46,7 @@ def build(ctx) -> None:
 
     @lru_cache(maxsize=64)
     def counted(preset: str, variant: str, n_kv_heads: float, window: float):
-        """Counted on the meta device (~0.3 s for gpt2-small): once per setting, and the class shares it."""
+        """Counted on the meta device: once per setting, and the class shares it."""
         return model_size(registry, preset, variant, n_kv_heads, window)
 
     @user_errors
@@ -56,7 +56,7 @@ def build(ctx) -> None:
         return model_chart(numbers), parts, compare, summary, numbers
 
     inputs, outputs = [preset, variant, n_kv, window], [chart, parts, compare, summary, payload]
-    ctx.warm.append(lambda: counted(*(c.value for c in inputs)))  # GPT-2 counted on the meta device (~0.4 s)
+    ctx.warm.append(lambda: counted(*(c.value for c in inputs)))  # GPT-2 counted on the meta device
     triggers = [*(c.change for c in inputs), *([ctx.tab.select] if getattr(ctx, "tab", None) else [])]
     gr.on(triggers, size, inputs, outputs, api_name="model_size", concurrency_id=CPU_GROUP,
           concurrency_limit=CPU_LIMIT, trigger_mode="always_last")  # filled when the tab is first opened

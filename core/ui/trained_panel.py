@@ -50,7 +50,7 @@ class TrainedPanel:
     filled: list  # the sliders, then the outputs
 
     def warm(self) -> None:
-        """Load the tiny model, measure its heads and build the opening view before anyone asks (~0.7 s)."""
+        """Load the tiny model, measure its heads and build the opening view before anyone asks."""
         layer, head = opening_head()
         show(self.sentence.value, layer, head)
 
