@@ -201,11 +201,6 @@ def _scalar(raw: str) -> OptionValue:
     return raw
 
 
-def options_json(spec: Iterable[Option], values: Iterable[Any]) -> str:
-    """Control values (sliders send 4.0) in the Options' own types, as the API's options JSON."""
-    return json.dumps({o.name: o.validate(v) for o, v in zip(spec, values, strict=True)})
-
-
 def option_problem(options: Iterable[Any]) -> str | None:
     """Why a variant's option list cannot become controls (None when it can): the one check of Option lists."""
     options = list(options)

@@ -7,7 +7,7 @@ import logging
 
 import gradio as gr
 
-from core.config import ConfigError, Option, options_json
+from core.config import ConfigError, Option
 from core.lab.text import EXAMPLES
 from core.serve import views
 
@@ -23,6 +23,7 @@ from .common import (
     user_errors,
     view,
 )
+from .inputs import options_json
 
 log = logging.getLogger(__name__)
 TITLE = "Attention"

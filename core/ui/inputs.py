@@ -8,12 +8,14 @@ it in the session.
 
 from __future__ import annotations
 
+import json
 import re
+from collections.abc import Iterable
 from typing import Any
 
 import gradio as gr
 
-from core.config import ConfigError, choices_text, excerpt, named
+from core.config import ConfigError, Option, choices_text, excerpt, named
 from core.lab.text import KEPT_CHARS as TEXT_CAP
 from core.lab.text import text_field
 
@@ -118,3 +120,8 @@ def unreadable(block_fn: Any, inputs: list[Any], exc: Exception) -> str:
         i = int(found.group(1))
         return f"{named(names[i], inputs[i])} is not a value this control takes; send one like the page does"
     return "One of the values sent is not one the controls take; send them as the page does"
+
+
+def options_json(spec: Iterable[Option], values: Iterable[Any]) -> str:
+    """Control values (sliders send 4.0) in the Options' own types, as the API's options JSON."""
+    return json.dumps({o.name: o.validate(v) for o, v in zip(spec, values, strict=True)})
