@@ -12,7 +12,7 @@ from gradio_client.exceptions import AppError
 
 from core.lab.predict import step_seed
 from core.model import load_tiny
-from core.serve import generate
+from core.serve import generate, generate_inputs
 
 os.environ.setdefault("HF_HUB_OFFLINE", "1")  # the GPT-2 folder is made here; nothing may reach for the Hub
 os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
@@ -180,7 +180,7 @@ def test_with_a_local_checkpoint_gpt2_is_offered_and_predicts_as_transformers_do
         assert len(gen["words"]) == 5 and gen["text"].startswith(text)
     finally:
         demo.close()
-        generate._gpt2.cache_clear()
+        generate_inputs._gpt2.cache_clear()
 
 
 def test_the_cache_table_counts_gpt2_smalls_cache_per_variant():

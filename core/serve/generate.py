@@ -31,7 +31,6 @@ from .generate_inputs import (
     settings,
     token_ids,
 )
-from .generate_inputs import _gpt2 as _gpt2  # the tab's tests clear its cache
 from .views import served
 
 POSITIONS = (-MAX_TOKENS, MAX_TOKENS - 1)  # what /next_words takes: -1 is the last token, -2 the one before, ...
