@@ -11,7 +11,7 @@ import torch.nn.functional as F
 from torch import Tensor, nn
 
 from .config import AttentionConfig
-from .kv_cache import CachedDecoding
+from .gpt.kv_cache import CachedDecoding
 from .masks import causal_mask, combine_masks
 
 NEG_INF = float("-inf")

@@ -18,7 +18,7 @@ from collections import Counter
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
-from . import segment
+from .text import segment
 
 # singular -> plural; every noun can be named in either number
 ANIMALS = {"fox": "foxes", "owl": "owls", "cat": "cats", "dog": "dogs", "hen": "hens", "bear": "bears",
@@ -233,7 +233,7 @@ class Tokenizer:
     @staticmethod
     def words(text: str) -> list[str]:
         """Lower-cased words; , . ! ? ; and Chinese ，。！？；：、 split off; "report's" -> report 's;
-        Chinese words as the app's tokenizer finds them (core.segment)."""
+        Chinese words as the app's tokenizer finds them (core.text.segment)."""
         text = text.lower()
         mode = segment.han_mode(text)
         out: list[str] = []

@@ -1,9 +1,9 @@
 """From layer to model: a GPT whose attention is any registered variant, and the tiny model and GPT-2 loaded into it.
 
-nanoGPT's shape: token + position embeddings, n_layers pre-norm blocks (core.block), a final LayerNorm and
+nanoGPT's shape: token + position embeddings, n_layers pre-norm blocks (core.gpt.block), a final LayerNorm and
 an output head tied to the token embedding. Only the attention layer comes from the registry.
-Decoding can keep a KV cache per layer (core.kv_cache), exact for every variant that allows one.
-GPTConfig and the presets live in core.gpt_config; this module is their public door too.
+Decoding can keep a KV cache per layer (core.gpt.kv_cache), exact for every variant that allows one.
+GPTConfig and the presets live in core.gpt.config; this module is their public door too.
 """
 
 from __future__ import annotations
@@ -17,17 +17,16 @@ from typing import TYPE_CHECKING, Any
 import torch
 from torch import Tensor, nn
 
-from .block import MLP, TransformerBlock
-from .block import _default_registry as _default_registry  # the lab's cache view builds with it
 from .config import ConfigError
-from .decode import Decoder, sample_next
-from .gpt_config import POSITIONS, PRESETS, TINY_VOCAB, GPTConfig
-from .kv_cache import KVCache
+from .gpt.block import MLP, TransformerBlock
+from .gpt.config import POSITIONS, PRESETS, TINY_VOCAB, GPTConfig
+from .gpt.decode import Decoder, sample_next
+from .gpt.kv_cache import KVCache
 from .registry import Registry
 
 if TYPE_CHECKING:
     from .corpus import Tokenizer
-    from .gpt2 import BPETokenizer
+    from .gpt.gpt2 import BPETokenizer
 
 MESSAGES = {
     "uncacheable": "the variant {variant!r} cannot use a KV cache: {reason}; generate with use_cache=False",
@@ -145,7 +144,7 @@ class GPT(nn.Module):
     ) -> Tensor:
         """Sample continuations (B, T) -> (B, T + max_new_tokens); temperature <= 0 is greedy.
 
-        use_cache=True gives the same tokens as recomputing everything each step (core.decode.Decoder
+        use_cache=True gives the same tokens as recomputing everything each step (core.gpt.decode.Decoder
         says how, past context_length too); a variant that cannot be cached raises ConfigError.
         """
         decoder = Decoder(self, idx, use_cache=use_cache, reserve=idx.shape[1] + max_new_tokens)
@@ -186,9 +185,9 @@ def load_gpt2(path: str | Path) -> tuple[GPT, BPETokenizer]:
     """A Hugging Face GPT-2 checkpoint folder -> (GPT with the multi-head variant, in eval mode, its BPE tokenizer).
 
     Offline: config.json, model.safetensors or pytorch_model.bin, tokenizer.json or vocab.json + merges.txt
-    (core.gpt2 reads them and maps the names); ConfigError names what is missing or unsupported.
+    (core.gpt.gpt2 reads them and maps the names); ConfigError names what is missing or unsupported.
     """
-    from . import gpt2  # safetensors and tokenizers load only here
+    from .gpt import gpt2  # safetensors and tokenizers load only here
 
     folder = gpt2.checkpoint_folder(path)
     config = GPTConfig(**gpt2.gpt_config(folder))

@@ -14,8 +14,7 @@ import pluggy
 
 from . import hookspecs
 from .config import AttentionConfig, ConfigError, option_problem
-from .origin import where
-from .variant import Variant, construct, display_problem, name_problem, one_line
+from .variant import Variant, construct, display_problem, name_problem, one_line, where
 
 if TYPE_CHECKING:
     from .attention import AttentionModule

@@ -3,12 +3,14 @@
 from __future__ import annotations
 
 import re
+import threading
+import traceback
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import TYPE_CHECKING
 
 from .config import AttentionConfig, ConfigError, FrozenOptions, Option
-from .origin import where
 
 if TYPE_CHECKING:
     from .attention import AttentionModule
@@ -103,7 +105,6 @@ class BuildFailed(ConfigError):
 
 def origin(variant: Variant | None, exc: BaseException | None = None) -> str:
     """' (plugin p, at file.py:12)': which plugin, and the line of its own code that raised, when known."""
-
     parts = [f"plugin {variant.plugin}"] if variant is not None and variant.plugin else []
     at = where(exc) if exc is not None else ""
     parts += [f"at {at}"] if at else []
@@ -115,3 +116,20 @@ def one_line(exc: BaseException, all_lines: bool = False) -> str:
     lines = [line.strip() for line in str(exc).strip().splitlines() if line.strip()]
     lines = lines if all_lines else lines[:1]
     return f"{type(exc).__name__}: {'; '.join(lines)}" if lines else type(exc).__name__
+
+
+_CORE = str(Path(__file__).resolve().parent)
+_STDLIB = str(Path(threading.__file__).resolve().parent)
+
+
+def where(exc: BaseException) -> str:
+    """file:line of the innermost frame that is not the lab's, the standard library's or torch's: the plugin's line."""
+    frames = [f for f in traceback.extract_tb(exc.__traceback__) if _foreign(f.filename)]
+    return f"{Path(frames[-1].filename).name}:{frames[-1].lineno}" if frames else ""
+
+
+def _foreign(filename: str) -> bool:
+    path = str(Path(filename).resolve()) if filename.startswith("/") else filename
+    if path.startswith(_CORE) or "/site-packages/torch/" in path or "/site-packages/pluggy/" in path:
+        return False
+    return not (path.startswith(_STDLIB) and "/site-packages/" not in path)

@@ -3,7 +3,9 @@
     root  <-  lab, kit, bench  <-  render  <-  serve  <-  ui  <-  cli
 
 lab, kit and bench are peers and never import each other. core.probes and core.testing live at the
-root for their public import paths but are the kit's doors; core.__main__ is the CLI's.
+root for their public import paths but are the kit's doors; core.__main__ is the CLI's. The root's own
+subpackages (gpt: the GPT's parts behind core.model; proc: child processes; text: the segmenter) are
+the root too, and they hold no public doors: nothing at the root re-exports them but core.model.
 """
 
 from __future__ import annotations
@@ -17,6 +19,7 @@ import pytest
 CORE = Path(__file__).resolve().parents[1] / "core"
 RANK = {"root": 0, "lab": 1, "kit": 1, "bench": 1, "render": 2, "serve": 3, "ui": 4, "cli": 5}
 DOORS = {"core.probes": "kit", "core.testing": "kit", "core.__main__": "cli"}
+ROOT_PACKAGES = {"gpt", "proc", "text"}  # the root's parts, folded away from the contract and the maths
 ORDER = "root <- lab, kit, bench <- render <- serve <- ui <- cli"
 
 
@@ -29,6 +32,8 @@ def layer(module: str) -> str:
     parts = module.split(".")
     if module in DOORS:
         return DOORS[module]
+    if len(parts) > 1 and parts[1] in ROOT_PACKAGES:
+        return "root"
     return parts[1] if len(parts) > 2 or (len(parts) == 2 and parts[1] in RANK) else "root"
 
 
@@ -107,7 +112,26 @@ def test_no_import_cycles():
 
 def test_every_module_sits_in_a_known_layer():
     assert {layer(m) for m in graph(CORE)} <= set(RANK)
-    assert {p.name for p in CORE.iterdir() if p.is_dir() and (p / "__init__.py").exists()} == set(RANK) - {"root"}
+    packages = {p.name for p in CORE.iterdir() if p.is_dir() and (p / "__init__.py").exists()}
+    assert packages == set(RANK) - {"root"} | ROOT_PACKAGES
+
+
+ROOT_MODULES = {  # the contract, the maths of one layer, and the public doors: nothing else at core/'s top
+    "__init__", "__main__", "config", "variant", "hookspecs", "registry",
+    "attention", "masks", "banded", "transfer", "classic", "seeding",
+    "model", "corpus", "probes", "testing", "notebook",
+}
+
+
+def test_the_root_holds_the_contract_the_maths_and_the_doors_only():
+    assert {p.stem for p in CORE.glob("*.py")} <= ROOT_MODULES
+
+
+def test_child_processes_are_started_by_the_kit_and_the_serving_layer_only():
+    """Plain functions first: the lab and the benchmarks start no process; proc is for the kit and serve."""
+    starts = [f"{m} imports {t}" for m, ts in graph(CORE).items() for t, _ in ts
+              if t.startswith("core.proc") and layer(m) not in ("root", "kit", "serve") and not m.startswith("core.proc")]
+    assert starts == []
 
 
 @pytest.fixture
@@ -134,8 +158,8 @@ def test_the_layer_check_catches_peers_and_lazy_imports(planted):
 
 def test_the_cycle_check_catches_a_planted_cycle(planted):
     masks = planted / "masks.py"
-    masks.write_text(masks.read_text() + "\nfrom . import banded\n")  # banded imports masks
-    assert cycles(planted) == [["core.banded", "core.masks"]]
+    masks.write_text(masks.read_text() + "\nfrom . import banded\n")  # banded imports attention, which imports masks
+    assert cycles(planted) == [["core.attention", "core.banded", "core.masks"]]
 
 
 def test_core_does_not_import_the_built_in_plugins():

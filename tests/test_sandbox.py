@@ -1,4 +1,4 @@
-"""core.sandbox: code run in a child process; whatever it does costs only its own call."""
+"""core.proc.sandbox: code run in a child process; whatever it does costs only its own call."""
 
 from __future__ import annotations
 
@@ -12,7 +12,8 @@ import time
 import pytest
 
 from core.config import ConfigError
-from core.sandbox import SandboxError, call, stream, where
+from core.proc.sandbox import SandboxError, call, stream
+from core.variant import where
 
 # Module-level, so the child can import them by name (as it imports a plugin's code).
 
@@ -141,7 +142,7 @@ def test_children_do_not_rerun_the_main_script(tmp_path, how):
     # app.py builds the whole UI at import: a child that re-ran it would spend seconds before training
     code = (
         "print('MAIN RAN', flush=True)\n"
-        "from core.sandbox import stream\n"
+        "from core.proc.sandbox import stream\n"
         "if __name__ == '__main__':\n"
         "    print(list(stream(iter, [1, 2])), flush=True)\n"
     )
@@ -157,7 +158,7 @@ def test_children_do_not_rerun_the_main_script(tmp_path, how):
 
 @pytest.fixture
 def worker():
-    from core.worker import Worker
+    from core.proc.worker import Worker
 
     w = Worker("plugin 'x'", memory_mb=512)
     yield w

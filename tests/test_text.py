@@ -56,7 +56,7 @@ def test_kana_text_keeps_one_token_per_character():
 
 
 def test_without_the_segmenter_chinese_falls_back_to_characters_and_says_so(monkeypatch):
-    from core import segment
+    from core.text import segment
 
     monkeypatch.setattr(segment, "_segmenter", lambda: None)
     t = tokenize("违约金过高")

@@ -59,7 +59,7 @@ def measure(model, spec: DecodeSpec, log: Callable[[str], None] = lambda s: None
     """Seconds per token at every T: cached steps taken round-robin across T, then the recomputes."""
     import torch
 
-    from ..decode import Decoder
+    from ..gpt.decode import Decoder
 
     points, decoders = {}, {}
     clock = time.perf_counter

@@ -86,8 +86,7 @@ def run_check(check: str, variant: Variant, base: AttentionConfig, seed: int = 0
     except CheckFailed as exc:
         return Outcome("fail", exc.message, exc.case)
     except BaseException as exc:  # noqa: BLE001 - SystemExit, KeyboardInterrupt: still one sentence
-        from ..origin import where
-        from ..variant import one_line
+        from ..variant import one_line, where
 
         at = where(exc)
         tb = "".join(traceback.format_exception(exc))

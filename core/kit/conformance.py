@@ -1,6 +1,6 @@
 """The conformance kit: run a variant's real module and check every promise the lab relies on.
 
-Each check runs in a child process (core.sandbox) with a time limit and a memory cap, so a plugin
+Each check runs in a child process (core.proc.sandbox) with a time limit and a memory cap, so a plugin
 that hangs, spins, exits or leaves threads behind costs one check, never the caller. A failure is
 reported once: a later check that trips over the same fault says so instead of repeating it.
 """
@@ -14,8 +14,8 @@ from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 
 from ..config import AttentionConfig, ConfigError
+from ..proc.sandbox import SandboxError, call, forked_call
 from ..registry import STRICT_NOTE, strict
-from ..sandbox import SandboxError, call, forked_call
 from ..variant import Variant, one_line
 from .checks import CHECKS, NEEDS_BUILD, NORMALISED_ONLY, Outcome, perturb_position, run_check
 from .guard import CheckFailed

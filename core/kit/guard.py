@@ -12,8 +12,7 @@ import torch
 from torch import Tensor
 
 from ..attention import AttentionModule, AttentionTrace
-from ..origin import where
-from ..variant import one_line
+from ..variant import one_line, where
 
 _equal = torch.equal  # bound now, before any plugin code runs in this process
 _isfinite = torch.isfinite

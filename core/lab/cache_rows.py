@@ -1,7 +1,7 @@
 """What a KV cache really holds after a prompt: each layer's kept keys and values, one row per token.
 
 The Generate tab draws them so a student sees a generated word add one row to K and to V in every
-layer. The rows come from the model's own cache (core.decode.Decoder, the path generation uses), never
+layer. The rows come from the model's own cache (core.gpt.decode.Decoder, the path generation uses), never
 from a formula written here.
 """
 
@@ -14,7 +14,7 @@ import torch
 from torch import Tensor
 
 from ..config import ConfigError
-from ..decode import Decoder
+from ..gpt.decode import Decoder
 from ..model import GPT
 
 MESSAGES = {"empty": "the sentence has no tokens; type at least one word"}

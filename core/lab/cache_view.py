@@ -11,7 +11,8 @@ from dataclasses import dataclass
 
 import torch
 
-from ..model import GPTConfig, _default_registry
+from ..gpt.block import default_registry
+from ..model import GPTConfig
 from ..registry import Registry
 
 
@@ -49,7 +50,7 @@ class CacheNumbers:
 def cache_numbers(config: GPTConfig, T: int, registry: Registry | None = None, bytes_per_value: int = 2) -> CacheNumbers:
     """Count what a cache holds after T tokens and what the next step computes (fp16 bytes by default)."""
     with torch.device("meta"):  # one layer is enough: every block builds the same attention
-        attn = (registry or _default_registry()).build(config.variant, config.attention())
+        attn = (registry or default_registry()).build(config.variant, config.attention())
         q, k, _ = attn.project(torch.empty(1, 1, config.d_model))  # (1, H, 1, hd), (1, Hkv, 1, hd)
     H, Hkv, hd, L = q.shape[1], k.shape[1], k.shape[3], config.n_layers
     kept = _kept(attn, T)  # positions each layer keeps after T tokens

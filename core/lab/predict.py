@@ -25,7 +25,7 @@ import torch
 from torch import Tensor
 
 from ..config import ConfigError
-from ..decode import Decoder, next_token_distribution, sample_next
+from ..gpt.decode import Decoder, next_token_distribution, sample_next
 from ..model import GPT
 
 TOP_N = 10

@@ -11,8 +11,8 @@ from dataclasses import dataclass
 import torch
 from torch import Tensor
 
-from .. import segment
 from ..config import ConfigError, named
+from ..text import segment
 
 EXAMPLES = (  # the sentences the app offers; the first is the Chinese chapter's running example, pre-segmented
     "合同 违约金 过高 ， 它 可能 存在 风险",
@@ -114,7 +114,7 @@ def _emoji_end(text: str, i: int) -> int:
 
 
 def tokenize(sentence: str, max_tokens: int = MAX_TOKENS) -> Tokens:
-    """Words, punctuation on its own, Chinese words (core.segment), kana one each, emoji whole; control dropped."""
+    """Words, punctuation on its own, Chinese words (core.text.segment), kana one each, emoji whole; control dropped."""
     if not isinstance(sentence, str):
         raise ConfigError("sentence must be text")
     text = unicodedata.normalize("NFC", sentence[:MAX_CHARS])

@@ -17,10 +17,10 @@ from functools import lru_cache
 import torch
 from torch import Tensor
 
-from .. import segment
 from ..config import ConfigError
 from ..corpus import NOUNS, PRONOUNS, UNK, generate, referent
 from ..model import tiny_config
+from ..text import segment
 from .text import MAX_CHARS, text_field
 from .tiny import one_thread, tiny
 

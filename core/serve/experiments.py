@@ -1,7 +1,7 @@
 """The experiments as the app runs them: trained in a worker process, shared by a class, charts for the page.
 
 A notebook calls core.lab.experiments directly; the app calls these. The first caller trains (in a
-worker process, core.sandbox) and later callers asking for the same run watch it or get the
+worker process, core.proc.sandbox) and later callers asking for the same run watch it or get the
 finished result (core.serve.runs). Each snapshot's chart (numbers for the browser) is built once however
 many students watch, and remembered for its PNG export.
 """

@@ -1,6 +1,6 @@
 """Training runs shared by a class: a finished run is cached, a run in progress is watched, not repeated.
 
-A run is a generator of snapshots. The first caller trains it (in a worker process, core.sandbox) and
+A run is a generator of snapshots. The first caller trains it (in a worker process, core.proc.sandbox) and
 publishes a copy of each snapshot; a caller asking for the same run meanwhile yields those copies
 instead of training a second one; once it finishes, everyone gets it from the cache at once.
 
@@ -18,8 +18,8 @@ from contextlib import contextmanager
 from dataclasses import dataclass, field
 from typing import Any
 
-from .. import sandbox
 from ..config import ConfigError
+from ..proc import sandbox
 
 CACHED_RUNS = 64  # finished runs kept (~50 KB each), least recently asked for dropped first
 _CACHE: OrderedDict[object, object] = OrderedDict()  # key -> finished run
@@ -156,7 +156,7 @@ def _train(key: object, live: _Live, start: Callable[[], Iterator[Any]]) -> Iter
 
 
 def apart(fn: Callable[..., Iterator[Any]], p: Any, stop: threading.Event | None, every: int) -> Iterator[Any]:
-    """fn(p, None, every) trained in a worker process (core.sandbox), niced below the server's request threads,
+    """fn(p, None, every) trained in a worker process (core.proc.sandbox), niced below the server's request threads,
     so they keep the interpreter and the cores; `stop` is checked here between snapshots and ends the worker."""
     runs = sandbox.stream(fn, p, None, every, nice=TRAINING_NICE)
     try:

@@ -1,6 +1,6 @@
 """A child process kept up between calls, for code called often (a plugin's view of each request).
 
-Same limits as core.sandbox (time limit, memory cap, BaseException caught, os._exit in the child), but
+Same limits as core.proc.sandbox (time limit, memory cap, BaseException caught, os._exit in the child), but
 one process answers call after call, so a request costs a round trip of a pipe, not a process start.
 """
 

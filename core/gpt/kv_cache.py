@@ -12,7 +12,7 @@ from dataclasses import dataclass
 import torch
 from torch import Tensor
 
-from .config import ConfigError
+from ..config import ConfigError
 
 
 @dataclass(eq=False)

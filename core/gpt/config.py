@@ -10,7 +10,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from .config import AttentionConfig, ConfigError
+from ..config import AttentionConfig, ConfigError
 
 POSITIONS = ("learned", "none")
 MESSAGES = {

@@ -6,9 +6,9 @@ from functools import lru_cache
 
 from torch import Tensor, nn
 
-from .gpt_config import GPTConfig
+from ..registry import Registry, load_registry
+from .config import GPTConfig
 from .kv_cache import KVCache
-from .registry import Registry, load_registry
 
 
 class MLP(nn.Module):
@@ -32,7 +32,7 @@ class TransformerBlock(nn.Module):
 
     def __init__(self, config: GPTConfig, registry: Registry | None = None) -> None:
         super().__init__()
-        registry = registry or _default_registry()
+        registry = registry or default_registry()
         self.ln_1 = nn.LayerNorm(config.d_model, bias=config.bias)
         self.attn = registry.build(config.variant, config.attention())
         self.resid_dropout = nn.Dropout(config.dropout)
@@ -54,6 +54,6 @@ class TransformerBlock(nn.Module):
 
 
 @lru_cache(maxsize=1)
-def _default_registry() -> Registry:
+def default_registry() -> Registry:
     """Built once: every block made without a registry shares the installed plugins."""
     return load_registry()

@@ -18,7 +18,7 @@ from typing import Any
 import torch
 from torch import Tensor
 
-from .config import ConfigError
+from ..config import ConfigError
 
 CONV1D = ("attn.c_attn.weight", "attn.c_proj.weight", "mlp.c_fc.weight", "mlp.c_proj.weight")
 BUFFERS = (".attn.bias", ".attn.masked_bias")  # old checkpoints saved the causal mask; GPT builds its own

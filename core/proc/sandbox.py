@@ -4,7 +4,7 @@ Children are forked from a forkserver that imported torch and the model once, so
 fraction of a second. Whatever the code does there — raise anything (SystemExit and KeyboardInterrupt
 included), call os._exit, hang, spin, allocate far too much, leave threads behind — costs only the
 call that ran it: the caller gets the result, the exception, or one SandboxError sentence.
-`call` and `stream` start a child per call; core.worker.Worker keeps one child up between calls (a
+`call` and `stream` start a child per call; core.proc.worker.Worker keeps one child up between calls (a
 plugin's requests then cost milliseconds, not a process start) and replaces it after anything that spoils it.
 """
 
@@ -22,7 +22,7 @@ from pathlib import Path
 from types import SimpleNamespace
 from typing import Any
 
-from .origin import where  # noqa: F401 - where(exc) is part of this module's interface
+from ..variant import where
 
 PRELOAD = ["torch", "core.model"]  # imported once by the forkserver (the lab's layers import the rest cheaply)
 _lock = threading.Lock()

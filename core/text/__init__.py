@@ -1,0 +1,1 @@
+"""Text both tokenizers share: the Chinese word segmenter."""
