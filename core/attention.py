@@ -153,8 +153,7 @@ class AttentionModule(CachedDecoding, nn.Module):
         T = q.shape[2]
         bias = self.bias(T, q.device)  # (H|1, T, T) float or None
         # plain causal attention lets SDPA build the triangle itself (no (T, T) mask in memory)
-        plain_causal = (key_padding_mask is None and self.config.causal and self._uses_default_mask()
-                        and bias is None and self._uses_default_formula())
+        plain_causal = key_padding_mask is None and self.config.causal and self._uses_default_mask() and bias is None
         mask = None if plain_causal else self.attention_mask(T, key_padding_mask, q.device)
         mask = None if mask is None else no_empty_rows(mask, key_padding_mask)  # (B|1, 1, T, T)
         return self.formula(q, k, v, mask, bias, is_causal=plain_causal)  # (B, H, T, hd)
@@ -172,8 +171,8 @@ class AttentionModule(CachedDecoding, nn.Module):
         if self._uses_default_formula():
             dropout = self.config.dropout if self.training else 0.0
             return sdpa(q, k, v, mask, bias, scaled=self.config.scaled, dropout=dropout, is_causal=is_causal)
-        if is_causal:
-            mask = causal_mask(q.shape[2], q.device)
+        if is_causal:  # the explicit formula needs the triangle written out
+            mask = causal_mask(q.shape[2], q.device)  # (T, T)
         return self.explicit(q, k, v, mask, bias)["context"]
 
     def explicit(
