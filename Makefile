@@ -16,8 +16,20 @@ $(BIN)/python:
 	$(PY) -m venv $(VENV)
 	$(BIN)/pip install -q --upgrade pip
 
+# requirements.txt names PyTorch's index of CPU wheels (a Space reads that file too). Where that index cannot be
+# reached, pip would retry it for every package it resolves (minutes): install without it, torch then coming
+# from pip's own configuration (its index, a wheel folder).
+TORCH_INDEX := $(shell sed -n 's/^--extra-index-url //p' requirements.txt)
+REACHABLE = $(BIN)/python -c "import sys, urllib.request as u; u.urlopen(u.Request(sys.argv[1], method='HEAD'), timeout=5)" $(1) 2>/dev/null
+
 $(STAMP): $(BIN)/python requirements.txt pyproject.toml
-	$(BIN)/pip install -q -r requirements.txt
+	@if [ -z "$(TORCH_INDEX)" ] || $(call REACHABLE,$(TORCH_INDEX)/torch/); then \
+	  echo "pip install -r requirements.txt"; $(BIN)/pip install -q -r requirements.txt; \
+	else \
+	  echo "PyTorch's CPU wheel index ($(TORCH_INDEX)) cannot be reached: installing without it"; \
+	  grep -v -- '^--extra-index-url' requirements.txt > $(VENV)/requirements-no-torch-index.txt; \
+	  $(BIN)/pip install -q -r $(VENV)/requirements-no-torch-index.txt; \
+	fi
 	$(BIN)/pip install -q --no-deps -e .
 	touch $@
 
