@@ -7,6 +7,8 @@ import math
 import torch
 from torch import nn
 
+SEED_MAX = 2**32 - 1  # every seed a person types, in every tab and endpoint: 0 to 4294967295 (torch takes 64 bits)
+
 
 def seeded_init(module: nn.Module, seed: int) -> nn.Module:
     """Draw every weight from a private generator (torch's global RNG is never touched).

@@ -12,6 +12,13 @@ os.environ.setdefault("HF_HUB_OFFLINE", "1")
 import pytest  # noqa: E402
 
 
+def pytest_terminal_summary(terminalreporter):
+    """Say which of torch's CPU kernels computed the floats (ATEN_CPU_CAPABILITY, else the CPU's best)."""
+    import torch
+
+    terminalreporter.write_line(f"torch CPU kernels: {torch.backends.cpu.get_cpu_capability()}")
+
+
 def free_port() -> int:
     """A port the OS says is free right now (bound to port 0, then released)."""
     with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as s:

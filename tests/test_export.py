@@ -35,7 +35,7 @@ def test_heatmaps_model_view_and_charts_export_as_png():
 
 def test_only_views_the_server_sent_are_drawn_and_each_once(tmp_path, monkeypatch):
     drawn = []
-    monkeypatch.setattr(exports.export, "png", lambda v, png=export.png: drawn.append(v["stamp"]) or png(v))
+    monkeypatch.setattr(export, "png", lambda v, png=export.png: drawn.append(v["stamp"]) or png(v))  # loaded on use
     view = exports.remember(matrix.heatmaps(["a", "b"], [np.eye(2)], ["h"]))
     first = exports.png_file({"stamp": view["stamp"], "heads": "ignored"}, folder=str(tmp_path))
     assert exports.png_file({"stamp": view["stamp"]}, folder=str(tmp_path)) == first and drawn == [view["stamp"]]

@@ -150,3 +150,17 @@ def test_the_head_a_student_picks_is_held_to_the_heads_the_run_has(lab):
     assert pick_head(single, 3) == 0 and last_head(single) == 1  # a slider needs a range
     with pytest.raises(ConfigError, match="head=1.5 must be a whole number"):
         pick_head(run, 1.5)
+
+
+def test_every_seed_a_person_types_has_one_range_in_every_tab():
+    from core.config import ConfigError
+    from core.lab.session import seed_value
+    from core.serve.generate_inputs import TINY, settings
+
+    top = 2**32 - 1
+    assert seed_value(top) == top and settings(TINY, "the cat", 1.0, 0, top)[-1] == top  # Attention = Generate
+    for wrong in (top + 1, -1):
+        with pytest.raises(ConfigError, match="seed"):
+            seed_value(wrong)
+        with pytest.raises(ConfigError, match="seed"):
+            settings(TINY, "the cat", 1.0, 0, wrong)

@@ -12,10 +12,13 @@ PUBLISHED_V2_789 = [[-0.0739, 0.0713], [-0.0748, 0.0703], [-0.0749, 0.0702],
                     [-0.0760, 0.0685], [-0.0763, 0.0679], [-0.0754, 0.0693]]
 
 
-def test_correct_transfer_is_bit_for_bit():
+def test_correct_transfer_is_the_same_function_up_to_float_rounding():
+    # v1 computes x @ W, v2 nn.Linear's x @ W.T: two kernels, equal on one CPU, a few ulps apart on another
     r = v2_to_v1(123, 3, 2, "none")
-    assert r.payload()["equal"] is True and r.max_abs_diff == 0.0 and r.error is None
-    assert r.out_v1 == r.out_v2
+    payload = r.payload()
+    assert payload["equal"] is True and r.error is None and 0 <= r.max_abs_diff <= payload["atol"] == 1e-5
+    assert torch.allclose(torch.tensor(r.out_v1), torch.tensor(r.out_v2), atol=1e-4)  # printed to 4 decimals
+    assert ("bit-for-bit" in r.verdict) is payload["exact"] is (r.max_abs_diff == 0)  # the verdict says which
     shapes = {(m, p): shape for m, p, _, shape in r.shapes}
     assert shapes["SelfAttention_v2", "W_key.weight"] == "(2, 3)"  # nn.Linear stores (d_out, d_in)
     assert shapes["SelfAttention_v1", "W_key"] == "(3, 2)"  # nn.Parameter (d_in, d_out)

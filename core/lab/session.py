@@ -13,12 +13,11 @@ from torch import Tensor
 from ..attention import AttentionModule, AttentionTrace
 from ..config import AttentionConfig, ConfigError, named, parse_options, whole_in
 from ..registry import Registry
-from ..seeding import seeded_init
+from ..seeding import SEED_MAX, seeded_init
 from .text import KEPT_CHARS, Tokens, embed, text_field, tokenize
 
 CACHE_SIZE = 256  # distinct requests kept; a class clicking the same example hits this
 TRACE_MAX_TOKENS = 64  # the explicit path materialises (H, T, T): the app keeps T small
-SEED_MAX = 2**32 - 1  # seeds a person types: 0 to 4294967295 (torch takes at most 64 bits)
 MAX_OPTIONS_CHARS = 1000  # an options object is a few names and numbers
 MAX_NAME_CHARS = 100  # a variant's name
 

@@ -14,7 +14,6 @@ from typing import Any
 from ..config import ConfigError
 from ..lab.session import Run
 from ..lab.steps import trace_payload
-from ..render import export
 from .cache import DrawnCache
 from .files import FOLDER_BYTES, app_folder, content_name, written_once
 
@@ -34,6 +33,8 @@ def png_file(shown: Any, folder: str | None = None) -> str:
     view = SHOWN.peek(stamp) if isinstance(stamp, str) else None
     if view is None:
         raise ConfigError(EXPIRED)
+    from ..render import export  # matplotlib loads on the first export, not at start-up
+
     return written_once(folder or app_folder("png"), f"attention-lab-{stamp}.png", lambda: export.png(view))
 
 

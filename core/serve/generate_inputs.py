@@ -16,12 +16,12 @@ from ..config import ConfigError, choices_text, named, whole_in
 from ..lab.text import text_field
 from ..lab.tiny import tiny
 from ..model import load_gpt2
+from ..seeding import SEED_MAX as MAX_SEED
 
 ENV = "ATTENTION_LAB_GPT2"
 TINY, GPT2 = "tiny model (trained here)", "GPT-2 (pretrained)"
 MAX_TOKENS = 128  # a prompt longer than this is refused (the tiny model reads 64; GPT-2's trace grows as T^2)
 MAX_TOP_K = 100
-MAX_SEED = 2**31 - 1
 TEMPERATURE = (0.05, 3.0)  # 0 would be the argmax; top_k = 1 gives that
 MESSAGES = {
     "model": "{value} is not one of the models; choose {choices}",
