@@ -12,7 +12,7 @@ import torch
 from torch import Tensor
 
 from ..config import ConfigError, named
-from ..text import segment
+from ..text import scripts, segment
 
 EXAMPLES = (  # the sentences the app offers; the first is the Chinese chapter's running example, pre-segmented
     "合同 违约金 过高 ， 它 可能 存在 风险",
@@ -25,16 +25,8 @@ MAX_TOKENS = 64
 MAX_CHARS = 4096  # read no further: a pasted book costs the same as a sentence
 KEPT_CHARS = MAX_CHARS + 1  # what the app keeps of a text: one past what it reads, so it can say it was cut
 ZWJ, VS16, KEYCAP = "\u200d", "\ufe0f", "\u20e3"
+_CJK = scripts.HAN + scripts.KANA  # one token per character (Han runs: words, by the segmenter)
 _DROP = {"Cc", "Cf", "Cs"}  # control, format (zero-width, bidi marks, BOM), lone surrogates
-_CJK_RANGES = (
-    (0x3040, 0x30FF),  # hiragana, katakana
-    (0x31F0, 0x31FF),  # katakana extensions
-    (0x3400, 0x4DBF),  # CJK extension A
-    (0x4E00, 0x9FFF),  # CJK unified ideographs
-    (0xF900, 0xFAFF),  # CJK compatibility ideographs
-    (0xFF66, 0xFF9F),  # half-width katakana
-    (0x20000, 0x3134F),  # CJK extensions B-G
-)
 
 
 @dataclass(frozen=True)
@@ -80,8 +72,7 @@ def text_field(name: str, value: object) -> str:
 
 
 def _is_cjk(ch: str) -> bool:
-    cp = ord(ch)
-    return any(lo <= cp <= hi for lo, hi in _CJK_RANGES)
+    return scripts.contains(_CJK, ch)
 
 
 def _is_word(ch: str) -> bool:

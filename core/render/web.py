@@ -12,6 +12,10 @@ import hashlib
 import json
 from functools import lru_cache
 from pathlib import Path
+from typing import Any
+
+from ..text import scripts
+from .colors import CATEGORICAL
 
 ASSETS = Path(__file__).resolve().parent / "web"
 SCRIPTS = ("core.js", "heatmaps.js", "headview.js", "modelview.js", "charts.js")  # in this order
@@ -34,12 +38,23 @@ def url(name: str) -> str:
     return f"{URL_PREFIX}{ASSETS / name}?v={version()}"
 
 
+def config() -> dict[str, Any]:
+    """What the browser takes from the server rather than a copy of its own: the CJK ranges, the palette."""
+    return {"upright": scripts.js_class(scripts.UPRIGHT), "palette": list(CATEGORICAL)}
+
+
+def config_script() -> str:
+    """window.AttnLabConfig as an inline <script> (JSON, with "</" escaped so no text can end the tag)."""
+    data = json.dumps(config()).replace("</", "<\\/")
+    return f"<script>window.AttnLabConfig = {data};</script>"
+
+
 @lru_cache(maxsize=1)
 def head() -> str:
-    """The <head> tags a view needs; Gradio loads each src/href once for all views, before js_on_load runs."""
+    """The <head> tags a view needs; Gradio runs the inline config, then loads each src/href once, in order."""
     links = "".join(f'<link rel="stylesheet" href="{url(n)}">' for n in STYLES)
-    scripts = "".join(f'<script src="{url(n)}"></script>' for n in SCRIPTS)
-    return links + scripts
+    tags = "".join(f'<script src="{url(n)}"></script>' for n in SCRIPTS)
+    return config_script() + links + tags
 
 
 def stamp(*parts: object) -> str:

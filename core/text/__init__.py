@@ -1,1 +1,1 @@
-"""Text both tokenizers share: the Chinese word segmenter."""
+"""Text both tokenizers share: the Chinese word segmenter and the scripts' Unicode ranges."""

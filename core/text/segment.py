@@ -16,12 +16,14 @@ from collections.abc import Callable
 from functools import lru_cache
 from typing import Literal
 
+from . import scripts
+
 Mode = Literal["spaced", "segment", "characters"]
 
-_HAN_CLASS = "\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\U00020000-\U0003134f"
+_HAN_CLASS = scripts.python_class(scripts.HAN)
 _HAN_RUN = re.compile(f"[{_HAN_CLASS}]+")
 _SPACED = re.compile(f"[{_HAN_CLASS}]\\s+[{_HAN_CLASS}]")
-_KANA = re.compile("[\u3040-\u30ff\u31f0-\u31ff\uff66-\uff9f]")
+_KANA = re.compile(f"[{scripts.python_class(scripts.KANA)}]")
 
 
 def is_han(ch: str) -> bool:

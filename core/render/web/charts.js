@@ -2,7 +2,9 @@
 // axis titles with units, a legend, and hover values. The data contract is documented in core/render/charts.py.
 (function () {
   "use strict";
-  const A = (window.AttnLab = window.AttnLab || { views: {} });
+  const A = window.AttnLab;
+  if (!A || !A.needs) throw new Error("charts.js needs core.js, loaded before it");
+  A.needs("charts.js", ["el", "fill", "num", "svg", "legend", "tooltip", "CJK", "palette"]);
   const M = { top: 40, right: 18, bottom: 74, left: 84 };
 
   function niceTicks(lo, hi, n) {
@@ -162,7 +164,7 @@
     const cols = Math.max(1, Math.min(data.columns || 1, W < 700 ? 1 : 4));
     const pw = Math.floor((W - (cols - 1) * 16) / cols);
     const ph = Math.max(300, Math.min(data.height || 440, Math.round(pw * 0.62)));
-    const colours = data.colors || ["#0072B2", "#D55E00", "#009E73", "#CC79A7", "#E69F00", "#56B4E9", "#000000", "#F0E442"];
+    const colours = data.colors || A.palette;
     const labels = data.labels || {};
     const keep = root.querySelector(":scope > .al-tip");
     const frag = document.createDocumentFragment();

@@ -4,8 +4,27 @@
   "use strict";
   const A = (window.AttnLab = window.AttnLab || { views: {} });
 
+  // What the server decides once for Python and the browser alike (core.render.web.config): the page's
+  // <head> sets it before this file runs.
+  A.config = window.AttnLabConfig;
+  if (!A.config) throw new Error("Attention Lab views: window.AttnLabConfig is missing (core.render.web.head sets it)");
   // Chinese, Japanese or Korean: stands upright in a vertical label instead of lying on its side.
-  A.CJK = /[\u3000-\u30ff\u3400-\u9fff\uac00-\ud7af\uff00-\uffef]/;
+  A.CJK = new RegExp("[" + A.config.upright + "]", "u");
+  A.palette = A.config.palette; // the categorical colours (Okabe-Ito), core.render.colors.CATEGORICAL
+
+  // A view file names the shared helpers it uses: loaded in the wrong order, it says so by name.
+  A.needs = function (file, names) {
+    const missing = names.filter((n) => A[n] === undefined);
+    if (missing.length) throw new Error(`${file} needs ${missing.join(", ")} from core.js, loaded before it`);
+  };
+
+  const MAX_LABEL = 12; // characters of a token shown in a label (the hover shows it whole)
+  A.short = function (token) {
+    const chars = Array.from(String(token));
+    return chars.length > MAX_LABEL ? chars.slice(0, MAX_LABEL - 1).join("") + "…" : chars.join("");
+  };
+  // An axis label: "position token", or the position alone where the tokens would repeat the positions.
+  A.tokenLabel = (token, i, positionOnly) => (positionOnly ? String(i) : `${i} ${A.short(token)}`);
 
   A.el = function (tag, cls, text) {
     const e = document.createElement(tag);

@@ -2,7 +2,9 @@
 // right; line thickness = weight, one colour per head, heads switched on and off. Same data as the heatmaps.
 (function () {
   "use strict";
-  const A = (window.AttnLab = window.AttnLab || { views: {} });
+  const A = window.AttnLab;
+  if (!A || !A.needs) throw new Error("headview.js needs core.js, loaded before it");
+  A.needs("headview.js", ["el", "fill", "num", "svg", "tokenLabel", "tooltip", "unpackHeads"]);
   const ROW = 30; // px per token
   const MAX_STROKE = 14; // px: a weight of 1
 

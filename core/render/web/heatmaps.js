@@ -3,10 +3,11 @@
 // The data contract is documented in core/render/matrix.py.
 (function () {
   "use strict";
-  const A = (window.AttnLab = window.AttnLab || { views: {} });
+  const A = window.AttnLab;
+  if (!A || !A.needs) throw new Error("heatmaps.js needs core.js, loaded before it");
+  A.needs("heatmaps.js", ["el", "fill", "num", "colormap", "ink", "legend", "tooltip", "unpackHeads", "tokenLabel"]);
   const GAP = 18; // px between heads
   const TITLE_H = 30; // px: a head's title line
-  const MAX_LABEL = 12; // characters of a token shown in a label (the hover shows it whole)
   const MIN_TALL = 12; // px: the height budget never makes cells smaller than this ...
   const MIN_TALL_LABELLED = 18; // ... or this, up to 24 tokens: a 15 px label per row and column
   const LABEL_PITCH = 1.15; // a label needs this many times its font size along the axis
@@ -17,13 +18,6 @@
     measureCtx.font = font;
     return measureCtx.measureText(text).width;
   }
-
-  function short(token) {
-    const chars = Array.from(String(token));
-    return chars.length > MAX_LABEL ? chars.slice(0, MAX_LABEL - 1).join("") + "…" : chars.join("");
-  }
-
-  A.tokenLabel = (token, i, positionOnly) => (positionOnly ? String(i) : `${i} ${short(token)}`);
 
   let hatch = null;
   function blockedPattern(ctx) {

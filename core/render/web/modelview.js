@@ -2,7 +2,9 @@
 // hover, the measured description, and the head view of its layer). Contract: core/render/matrix.py.
 (function () {
   "use strict";
-  const A = (window.AttnLab = window.AttnLab || { views: {} });
+  const A = window.AttnLab;
+  if (!A || !A.needs) throw new Error("modelview.js needs core.js, loaded before it");
+  A.needs("modelview.js", ["el", "fill", "colormap", "css", "unpackHeads"]);
   const GAP = 14;
 
   function thumb(values, size, cmap, scale) {
