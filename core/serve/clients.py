@@ -1,0 +1,44 @@
+"""Who a request comes from, so one client's flood costs that client only: its address, never a header it wrote.
+
+The client is the TCP peer. Behind a proxy (a Hugging Face Space: SPACE_ID set; or the addresses listed in
+ATTENTION_LAB_TRUSTED_PROXY, comma-separated) every peer is the proxy, so the client is the rightmost address of
+X-Forwarded-For that is not a trusted proxy: the one the proxy itself saw. From any other peer the header is
+ignored (anyone can write one).
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Mapping
+
+QUEUED_MAX = 256  # events the whole queue holds (waiting + running); past it, a short 503 sentence
+# events one client may have waiting or running at once; past it, a 429 sentence. A student's page has 1-2.
+PER_CLIENT = int(os.environ.get("ATTENTION_LAB_PER_CLIENT", "8"))
+BUSY = ("You have {n} requests waiting or running already, the most one visitor may have; "
+        "wait for an answer before you send more.")
+FULL = "The lab is answering as many requests as it can hold right now; try again in a few seconds."
+
+
+def trusted_proxies() -> set[str]:
+    """The peers whose X-Forwarded-For is believed (ATTENTION_LAB_TRUSTED_PROXY, read at each call)."""
+    return {a.strip() for a in os.environ.get("ATTENTION_LAB_TRUSTED_PROXY", "").split(",") if a.strip()}
+
+
+def client_key(peer: str | None, headers: Mapping[str, str] | None) -> str:
+    """The address a request counts against: the peer, or, from a trusted proxy, the address it forwarded."""
+    trusted = trusted_proxies()
+    peer = peer or "unknown"
+    if not (peer in trusted or os.environ.get("SPACE_ID")):
+        return peer
+    forwarded = (headers or {}).get("x-forwarded-for", "")
+    hops = [h.strip() for h in forwarded.split(",") if h.strip()][-8:]  # the proxy appends; the left is hearsay
+    for hop in reversed(hops):
+        if hop not in trusted:
+            return hop[:64]
+    return peer
+
+
+def key_of(request: object) -> str:
+    """client_key of a Starlette/FastAPI request or a gr.Request (both have .client and .headers)."""
+    client = getattr(request, "client", None)
+    return client_key(getattr(client, "host", None), getattr(request, "headers", None))
