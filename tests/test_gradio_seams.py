@@ -25,7 +25,7 @@ def test_the_internals_the_seams_use_are_where_they_were():
         assert hasattr(q, name), f"gradio.queueing.Queue.{name} moved"
     init = inspect.getsource(q.__init__)
     for name in ("pending_messages_per_session", "pending_event_ids_session", "event_queue_per_concurrency_id",
-                 "active_jobs", "LRUCache(2000)"):
+                 "event_ids_to_events", "active_jobs", "LRUCache(2000)"):
         assert name in init, f"gradio.queueing.Queue.__init__ no longer sets {name}"
     assert "self.process_events" in inspect.getsource(q.start_processing), \
         "gradio.queueing.Queue.start_processing no longer runs self.process_events"

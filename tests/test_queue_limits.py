@@ -40,10 +40,13 @@ def test_a_malformed_request_gets_a_4xx_sentence(app_url, method, path, body, he
     assert isinstance(detail, str) and "\n" not in detail and "Traceback" not in r.text and len(detail) < 220
 
 
-def test_an_unknown_session_is_told_so_without_a_traceback(app_url):
+def test_an_unknown_session_or_event_is_a_404_sentence_and_a_known_one_is_answered(app_url):
     for path in ("gradio_api/queue/data?session_hash=nobody", "gradio_api/call/attention/no-such-event"):
         r = httpx.get(app_url + path, timeout=30)
-        assert r.status_code == 200 and "404" in r.text and "Traceback" not in r.text
+        assert r.status_code == 404 and r.json()["detail"] == seams.NO_ANSWER
+    event = httpx.post(app_url + "gradio_api/call/attention", json={"data": ["x"]}, timeout=30).json()["event_id"]
+    r = httpx.get(app_url + f"gradio_api/call/attention/{event}", timeout=30)
+    assert r.status_code == 200 and "event: error" in r.text  # one sentence: the event takes 8 values
 
 
 def test_headers_that_never_end_are_cut_off(app_url, monkeypatch):

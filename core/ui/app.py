@@ -209,7 +209,8 @@ def launch_options(demo: gr.Blocks | None = None) -> dict[str, Any]:
         "max_file_size": MAX_FILE_BYTES,
         "app_kwargs": {  # fresh for each launch: Gradio adds to this dict
             # outermost first: one sentence for any failure, the page built once, the body cap
-            "middleware": [Middleware(Sentences), Middleware(PageCache), Middleware(BodyLimit, max_bytes=MAX_BODY_BYTES)],
+            "middleware": [Middleware(Sentences), Middleware(PageCache), Middleware(BodyLimit, max_bytes=MAX_BODY_BYTES),
+                           *([Middleware(gradio_seams.KnownSessions, blocks=demo)] if demo is not None else [])],
             "exception_handlers": {RequestValidationError: _invalid_request},
         },
     }

@@ -11,10 +11,12 @@ import asyncio
 import inspect
 import logging
 import os
+import re
 import types
 from collections import Counter, OrderedDict
 from copy import copy
 from typing import Any
+from urllib.parse import parse_qs
 
 import gradio.http_server
 import gradio.state_holder
@@ -269,3 +271,38 @@ def install_server() -> None:
     shim.__dict__.update(vars(uvicorn))
     shim.Config = LabConfig
     gradio.http_server.uvicorn = shim  # only Gradio's start_server sees it
+
+
+# --- 6. An answer nobody is waiting for is a 404 (Queue.pending_messages_per_session, .event_ids_to_events) ---
+# Documented: GET /gradio_api/queue/data and /gradio_api/call/<name>/<event_id> stream a pending answer. For an
+# unknown session Gradio answers 200, then raises inside the stream (a traceback in the log per request).
+
+NO_ANSWER = "The lab has no answer waiting for this session or event; send the request again."
+_CALL_GET = re.compile(r"^/gradio_api/call/(?:v2/)?[^/]+/([^/]+)/?$")
+
+
+class KnownSessions:
+    """ASGI middleware: a 404 sentence for a stream of a session or event the queue does not know."""
+
+    def __init__(self, app: Any, blocks: Any) -> None:
+        self.app, self.blocks = app, blocks
+
+    async def __call__(self, scope: dict, receive: Any, send: Any) -> None:
+        if scope["type"] == "http" and scope.get("method") == "GET" and not self._known(scope):
+            from core.serve.errors import answer
+
+            await answer(send, 404, NO_ANSWER)
+            return
+        await self.app(scope, receive, send)
+
+    def _known(self, scope: dict) -> bool:
+        queue, path = self.blocks._queue, scope.get("path", "")
+        if path.rstrip("/") == "/gradio_api/queue/data":
+            session = parse_qs((scope.get("query_string") or b"").decode("latin-1")).get("session_hash", [""])[0]
+            return session in queue.pending_messages_per_session
+        match = _CALL_GET.match(path)
+        if match is None:
+            return True
+        event = match.group(1)
+        return (event in queue.event_ids_to_events or event in queue.pending_messages_per_session
+                or any(event in ids for ids in queue.pending_event_ids_session.values()))
