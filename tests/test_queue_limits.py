@@ -138,3 +138,35 @@ def test_the_page_and_its_config_are_built_once():
     asyncio.run(load("/", query=b"deep_link=x"))  # a deep link: never cached
     assert built == ["/", "/config", "/", "/"]
     assert sent[-3]["body"] == b"<html>/"
+
+
+def test_the_direct_routes_give_one_client_its_share_only(monkeypatch):
+    monkeypatch.delenv("SPACE_ID", raising=False)
+    monkeypatch.delenv("ATTENTION_LAB_TRUSTED_PROXY", raising=False)
+
+    async def scenario():
+        release = asyncio.Event()
+
+        async def app(scope, receive, send):
+            await release.wait()
+            await errors.answer(send, 200, "done")
+
+        share, statuses = clients.DirectShare(app), []
+
+        async def one(host):
+            async def send(message):
+                if message["type"] == "http.response.start":
+                    statuses.append((host, message["status"]))
+            scope = {"type": "http", "path": "/gradio_api/run/predict", "client": (host, 1), "headers": []}
+            await share(scope, None, send)
+
+        tasks = [asyncio.ensure_future(one("10.3.3.3")) for _ in range(clients.PER_CLIENT + 1)]
+        await asyncio.sleep(0.05)
+        assert statuses == [("10.3.3.3", 429)]
+        other = asyncio.ensure_future(one("10.4.4.4"))
+        release.set()
+        await asyncio.gather(*tasks, other)
+        assert statuses.count(("10.3.3.3", 200)) == clients.PER_CLIENT and ("10.4.4.4", 200) in statuses
+        assert not share.in_flight
+
+    asyncio.run(scenario())

@@ -9,7 +9,9 @@ ignored (anyone can write one).
 from __future__ import annotations
 
 import os
+from collections import Counter
 from collections.abc import Mapping
+from typing import Any
 
 QUEUED_MAX = 256  # events the whole queue holds (waiting + running); past it, a short 503 sentence
 # events one client may have waiting or running at once; past it, a 429 sentence. A student's page has 1-2.
@@ -42,3 +44,32 @@ def key_of(request: object) -> str:
     """client_key of a Starlette/FastAPI request or a gr.Request (both have .client and .headers)."""
     client = getattr(request, "client", None)
     return client_key(getattr(client, "host", None), getattr(request, "headers", None))
+
+
+class DirectShare:
+    """ASGI middleware: the direct REST routes (`/gradio_api/run/…`, only unqueued events answer there) get the
+    same per-client bound as the queue: PER_CLIENT requests in flight per client, a 429 sentence past it."""
+
+    PREFIXES = ("/gradio_api/run/", "/gradio_api/api/")
+
+    def __init__(self, app: Any) -> None:
+        self.app, self.in_flight = app, Counter()
+
+    async def __call__(self, scope: dict, receive: Any, send: Any) -> None:
+        if scope["type"] != "http" or not scope.get("path", "").startswith(self.PREFIXES):
+            await self.app(scope, receive, send)
+            return
+        headers = {k.decode("latin-1").lower(): v.decode("latin-1") for k, v in scope.get("headers") or []}
+        key = client_key((scope.get("client") or ("unknown",))[0], headers)
+        if self.in_flight[key] >= PER_CLIENT:
+            from core.serve.errors import answer
+
+            await answer(send, 429, BUSY.format(n=self.in_flight[key]))
+            return
+        self.in_flight[key] += 1
+        try:
+            await self.app(scope, receive, send)
+        finally:
+            self.in_flight[key] -= 1
+            if not self.in_flight[key]:
+                del self.in_flight[key]

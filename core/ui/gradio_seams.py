@@ -261,7 +261,10 @@ class LabConfig(uvicorn.Config):
         kwargs.setdefault("timeout_keep_alive", KEEP_ALIVE_SECONDS)
         kwargs.setdefault("limit_concurrency", CONNECTIONS)
         kwargs.setdefault("h11_max_incomplete_event_size", HEADER_BYTES)
-        super().__init__(app, **kwargs)
+        super().__init__(app, **kwargs)  # (configures uvicorn's loggers anew)
+        from core.serve.errors import bound_logs
+
+        bound_logs()  # then each distinct line once a minute
 
 
 def install_server() -> None:
