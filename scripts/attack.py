@@ -73,7 +73,7 @@ def costs(server: Server, s: dict) -> dict:
     def one(i: int) -> str:
         if time.perf_counter() > deadline:
             return "not sent (time)"
-        ok, _, error = call(server.url, "cost", [1024, 8 + i % 500], "10.9.9.9")
+        ok, _, error = call(server.url, "cost", [1024, 8 + i % 248], "10.9.9.9")  # windows 4-256
         time.sleep(0 if ok else 0.2)
         return "answered" if ok else error[:3]
     return {"sent": s["costs"], "answers": _many(one, range(s["costs"]))}

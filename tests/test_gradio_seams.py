@@ -203,3 +203,23 @@ def test_the_server_gets_the_labs_uvicorn_settings():
     import uvicorn
 
     assert uvicorn.Config is not seams.LabConfig  # only Gradio's start_server sees the lab's Config
+
+
+def test_the_queue_door_refuses_a_visitor_over_its_share_before_gradio_reads_the_body(monkeypatch):
+    monkeypatch.delenv("SPACE_ID", raising=False)
+    monkeypatch.delenv("ATTENTION_LAB_TRUSTED_PROXY", raising=False)
+    q, reached, sent = _Queue(), [], []
+    q.group.queue = [_event("10.5.5.5") for _ in range(clients.PER_CLIENT)]
+    q.event_ids_to_events, q.pending_messages_per_session = {}, {}
+
+    async def app(scope, receive, send):
+        reached.append(scope["path"])
+
+    async def send(message):
+        sent.append(message)
+
+    door = seams.QueueDoor(app, types.SimpleNamespace(_queue=q))
+    for host in ("10.5.5.5", "10.6.6.6"):
+        asyncio.run(door({"type": "http", "method": "POST", "path": "/gradio_api/call/cost", "client": (host, 1),
+                          "headers": []}, None, send))
+    assert sent[0]["status"] == 429 and reached == ["/gradio_api/call/cost"]  # the other visitor goes in

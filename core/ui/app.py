@@ -209,10 +209,10 @@ def launch_options(demo: gr.Blocks | None = None) -> dict[str, Any]:
         "max_file_size": MAX_FILE_BYTES,
         "app_kwargs": {  # fresh for each launch: Gradio adds to this dict
             # outermost first: one sentence for any failure, the page built once, a share of the direct routes per
-            # client, the body cap, a 404 for a stream nobody waits for (issue #26)
+            # client, the body cap, the queue's door: a 404 for a stream nobody waits for, a 429 past one's share (#26)
             "middleware": [Middleware(Sentences), Middleware(PageCache), Middleware(clients.DirectShare),
                            Middleware(BodyLimit, max_bytes=MAX_BODY_BYTES),
-                           *([Middleware(gradio_seams.KnownSessions, blocks=demo)] if demo is not None else [])],
+                           *([Middleware(gradio_seams.QueueDoor, blocks=demo)] if demo is not None else [])],
             "exception_handlers": {RequestValidationError: _invalid_request},
         },
     }
