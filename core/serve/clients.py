@@ -9,8 +9,9 @@ ignored (anyone can write one).
 from __future__ import annotations
 
 import os
+import random
 from collections import Counter
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from typing import Any
 
 QUEUED_MAX = 256  # events the whole queue holds (waiting + running); past it, a short 503 sentence
@@ -19,6 +20,23 @@ PER_CLIENT = int(os.environ.get("ATTENTION_LAB_PER_CLIENT", "8"))
 BUSY = ("You have {n} requests waiting or running already, the most one visitor may have; "
         "wait for an answer before you send more.")
 FULL = "The lab is answering as many requests as it can hold right now; try again in a few seconds."
+
+
+def in_any_order(items: list) -> list:
+    """The queue's groups shuffled, as Gradio's own picker does: no group is always looked at first."""
+    return random.sample(items, len(items))
+
+
+def is_full(waiting: int, running: int, max_size: int | None) -> bool:
+    return max_size is not None and waiting + running >= max_size
+
+
+def next_of(waiting: list, client: Callable[[Any], str], running: Counter, limit: int | None) -> Any | None:
+    """The event a group starts next: the oldest of the client with the fewest running in the group, among clients
+    that leave one slot of the group to someone else (a group of 1 excepted); None if every client is at its share."""
+    share = max(1, (limit or 1 << 30) - 1)
+    allowed = [e for e in waiting if running[client(e)] < share]
+    return min(allowed, key=lambda e: running[client(e)]) if allowed else None  # min keeps the first on ties: FIFO
 
 
 def trusted_proxies() -> set[str]:

@@ -11,7 +11,6 @@ import asyncio
 import inspect
 import logging
 import os
-import random
 import re
 import types
 from collections import Counter, OrderedDict
@@ -98,7 +97,7 @@ def _capped_push(queue: Queue):
         n = held(queue)[key]
         if n >= clients.PER_CLIENT:
             raise HTTPException(status_code=429, detail=clients.BUSY.format(n=n))
-        if queue.max_size is not None and len(queue) + queue.get_active_worker_count() >= queue.max_size:
+        if clients.is_full(len(queue), queue.get_active_worker_count(), queue.max_size):
             raise HTTPException(status_code=503, detail=clients.FULL)
         return await original(body, request, username)
 
@@ -109,20 +108,16 @@ def _fair_events(queue: Queue):
     original = queue.get_events
 
     def get_events():
-        groups = list(queue.event_queue_per_concurrency_id.items())
-        random.shuffle(groups)  # as upstream: no group always first
-        for cid, group in groups:
+        for cid, group in clients.in_any_order(list(queue.event_queue_per_concurrency_id.items())):
             if not group.queue or (group.concurrency_limit is not None
                                    and group.current_concurrency >= group.concurrency_limit):
                 continue
             if any(e.fn.batch for e in group.queue):
                 return original()
             running = Counter(client_of(e) for job in queue.active_jobs if job for e in job if e.concurrency_id == cid)
-            cap = (group.concurrency_limit or 1 << 30) - 1 or 1  # leave one slot for someone else
-            waiting = [e for e in group.queue if running[client_of(e)] < cap]
-            if not waiting:
+            pick = clients.next_of(group.queue, client_of, running, group.concurrency_limit)
+            if pick is None:
                 continue
-            pick = min(waiting, key=lambda e: running[client_of(e)])  # first of the least served: FIFO on ties
             group.queue.remove(pick)
             return [pick], False, cid
         return None
