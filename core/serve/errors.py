@@ -129,7 +129,7 @@ class OncePerMinute(logging.Filter):
 
 
 LOGGERS = ("uvicorn", "uvicorn.error", "uvicorn.access", "gradio", "attention_lab", "attention_lab.ui",
-           "attention_lab.http", "attention_lab.seams", "asyncio")
+           "attention_lab.http", "asyncio")
 _FILTER = OncePerMinute()
 
 

@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import asyncio
 import inspect
-import logging
 import os
 import re
 import types
@@ -28,7 +27,6 @@ from uvicorn.protocols.http.h11_impl import H11Protocol
 
 from core.serve import clients
 
-log = logging.getLogger("attention_lab.seams")
 HEADER_SECONDS = 10.0  # a request's line and headers must arrive within this (slowloris)
 KEEP_ALIVE_SECONDS = 5  # uvicorn's documented default, said out loud
 CONNECTIONS = 800  # uvicorn's limit_concurrency: connections + tasks at once, past it a 503 (ulimit -n is larger)
