@@ -79,6 +79,7 @@ class Server:
         except subprocess.TimeoutExpired:
             self.proc.kill()
         shutil.rmtree(self.folder, ignore_errors=True)
+        self.log.unlink(missing_ok=True)
 
 
 def _children(pid: int) -> list[int]:
