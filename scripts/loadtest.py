@@ -131,7 +131,7 @@ def classroom(url: str, pid: int | None, students: int, clicks: int, think: floa
     sampler = RssSampler(pid, every=5.0 if seconds else 1.0) if pid else None
 
     def student(i: int) -> None:
-        rng, c = random.Random(i), client(url)
+        rng, c = random.Random(i), client(url, f"10.20.{i // 250}.{i % 250}")
         start.wait()
         if not together:
             time.sleep(rng.uniform(0, 2 * think))

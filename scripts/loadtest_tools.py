@@ -26,7 +26,8 @@ def start_app(root: Path = ROOT) -> tuple[subprocess.Popen, str, float]:
     """`python app.py` (in `root`: another checkout can be measured) on a free loopback port; seconds from
     spawn to the first HTTP 200 on /."""
     port = free_port()
-    env = dict(os.environ, GRADIO_SERVER_NAME="127.0.0.1", GRADIO_SERVER_PORT=str(port))
+    env = dict(os.environ, GRADIO_SERVER_NAME="127.0.0.1", GRADIO_SERVER_PORT=str(port),
+               ATTENTION_LAB_TRUSTED_PROXY="127.0.0.1")  # each student its own visitor: client(url, address)
     t0 = time.perf_counter()
     proc = subprocess.Popen([sys.executable, "app.py"], cwd=root, env=env,
                             stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
@@ -75,7 +76,7 @@ def cpu_seconds(pid: int) -> float:
     return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
 
 
-def client(url: str):
+def client(url: str, address: str | None = None):
     """A student's browser: no 5 s give-up on a queued event (httpx's default), and no TLS on loopback.
 
     ssl_verify=False matters here: otherwise gradio_client builds two SSL contexts per call, each
@@ -83,8 +84,9 @@ def client(url: str):
     """
     from gradio_client import Client
 
+    headers = {"X-Forwarded-For": address} if address else None  # believed only from a trusted proxy
     return Client(url, verbose=False, analytics_enabled=False, download_files=False, ssl_verify=False,
-                  httpx_kwargs={"timeout": 120})
+                  httpx_kwargs={"timeout": 120}, headers=headers)
 
 
 def endpoint_defaults(c) -> dict[str, dict]:

@@ -6,6 +6,7 @@ endpoints through POST /gradio_api/call/<name>, the page's own events through /g
 
 from __future__ import annotations
 
+import hashlib
 import http.client
 import json
 import os
@@ -32,6 +33,7 @@ def start_app(plugin_seconds: float) -> tuple[subprocess.Popen, str, Path]:
     port, folder = free_port(), Path(tempfile.mkdtemp(prefix="lab-reliability-"))
     env = dict(os.environ, GRADIO_SERVER_NAME="127.0.0.1", GRADIO_SERVER_PORT=str(port), GRADIO_TEMP_DIR=str(folder),
                ATTENTION_LAB_PLUGIN_SECONDS=str(plugin_seconds), ATTENTION_LAB_WARM="0",
+               ATTENTION_LAB_TRUSTED_PROXY="127.0.0.1",  # each simulated student is its own visitor (visitor())
                GRADIO_ANALYTICS_ENABLED="False", HF_HUB_OFFLINE="1")
     log = open(server_log(folder), "w")  # noqa: SIM115 - a file, not a pipe: a full pipe would block the app
     proc = subprocess.Popen([sys.executable, str(Path(__file__).with_name("reliability_app.py"))], cwd=ROOT,
@@ -97,6 +99,15 @@ class Answer:
         return self.status == 200 and self.error is None and self.data is not None
 
 
+def visitor(session: str | None) -> dict:
+    """The X-Forwarded-For a session's student sends: one address per session, as if each had its own machine
+    behind the Space's proxy (the app counts its per-visitor limits by address, core.serve.clients)."""
+    if session is None:
+        return {}
+    h = hashlib.sha1(session.encode()).digest()
+    return {"X-Forwarded-For": f"10.{h[0]}.{h[1]}.{h[2]}"}
+
+
 def _conn(url: str, timeout: float) -> http.client.HTTPConnection:
     u = urlparse(url)
     return http.client.HTTPConnection(u.hostname, u.port, timeout=timeout)
@@ -110,12 +121,13 @@ def call(url: str, api_name: str, data: list | None = None, body: bytes | None =
         body = json.dumps(payload).encode("utf-8", "surrogatepass")  # NaN, inf and lone surrogates go as sent
     conn, t0 = _conn(url, timeout), time.perf_counter()
     try:
-        conn.request("POST", f"/gradio_api/call/{api_name}", body, {"Content-Type": "application/json"})
+        conn.request("POST", f"/gradio_api/call/{api_name}", body,
+                     {"Content-Type": "application/json", **visitor(session)})
         r = conn.getresponse()
         text = r.read().decode("utf-8", "replace")
         if r.status != 200:
             return Answer(r.status, error=_detail(text), seconds=time.perf_counter() - t0)
-        conn.request("GET", f"/gradio_api/call/{api_name}/{json.loads(text)['event_id']}")
+        conn.request("GET", f"/gradio_api/call/{api_name}/{json.loads(text)['event_id']}", headers=visitor(session))
         stream = conn.getresponse().read().decode("utf-8", "replace")
     finally:
         conn.close()
@@ -137,13 +149,13 @@ def join(url: str, fn_index: int, data: list, session: str | None = None, timeou
                        "trigger_id": None}).encode("utf-8", "surrogatepass")
     conn, t0 = _conn(url, timeout), time.perf_counter()
     try:
-        conn.request("POST", "/gradio_api/queue/join", body, {"Content-Type": "application/json"})
+        conn.request("POST", "/gradio_api/queue/join", body, {"Content-Type": "application/json", **visitor(session)})
         r = conn.getresponse()
         text = r.read().decode("utf-8", "replace")
         if r.status != 200:
             return Answer(r.status, error=_detail(text), seconds=time.perf_counter() - t0)
         event_id = json.loads(text)["event_id"]
-        conn.request("GET", f"/gradio_api/queue/data?session_hash={session}")
+        conn.request("GET", f"/gradio_api/queue/data?session_hash={session}", headers=visitor(session))
         stream = conn.getresponse()
         while True:
             line = stream.readline()

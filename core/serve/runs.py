@@ -4,8 +4,8 @@ A run is a generator of snapshots. The first caller trains it (in a worker proce
 publishes a copy of each snapshot; a caller asking for the same run meanwhile yields those copies
 instead of training a second one; once it finishes, everyone gets it from the cache at once.
 
-One run trains at a time, first come first served (TURNS); each session may have one training waiting
-or running, and a cached run or a watched one never waits for a turn.
+One run trains at a time, first come first served (TURNS); each visitor (its address, core.serve.clients)
+may have one training waiting or running, and a cached run or a watched one never waits for a turn.
 """
 
 from __future__ import annotations
@@ -101,7 +101,8 @@ class _Live:
 def cached_run(key: object, start: Callable[[], Iterator[Any]], session: str | None = None) -> Iterator[Any]:
     """A finished run from the cache; or the same run in progress, watched; or, in its turn, train it and cache it.
 
-    session: who asks (a Gradio session); it may have one training waiting or running (ConfigError otherwise).
+    session: who asks (the app passes the visitor's address); it may have one training waiting or running (ConfigError
+    otherwise).
     """
     while True:
         hit, live = _lookup(key)

@@ -31,11 +31,14 @@ from starlette.middleware import Middleware  # noqa: E402
 from core.config import ConfigError  # noqa: E402
 from core.lab.session import Lab  # noqa: E402
 from core.registry import Registry, load_registry  # noqa: E402
+from core.serve import clients  # noqa: E402
+from core.serve.errors import Sentences, bound_logs  # noqa: E402
 from core.serve.limits import MAX_BODY_BYTES, BodyLimit, invalid_request_sentence  # noqa: E402
+from core.serve.pages import PageCache  # noqa: E402
 from core.serve.plugins import AppLab  # noqa: E402
 from core.serve.slots import CPU, queue_lender  # noqa: E402
 
-from . import i18n  # noqa: E402
+from . import gradio_seams, i18n  # noqa: E402
 from .common import APOLOGY, CPU_GROUP, Refused, never_raises, one_sentence  # noqa: E402
 from .inputs import check_inputs, unreadable  # noqa: E402
 from .localize import PAGE_LANG_JS, first_values_by_tab, inside, localize, outputs_translated  # noqa: E402
@@ -150,6 +153,12 @@ def build_demo(registry: Registry | None = None) -> gr.Blocks:
     if isinstance(ctx.lab, AppLab):
         ctx.warm[-1:-1] = [ctx.lab.guard.warm]  # start the plugins' workers; the training stays last
     demo.lab_warm = ctx.warm  # for launch(): the tabs' defaults, computed after the first page is served
+    # A bounded queue that is the only way in: api_open=False closes the direct REST routes (/gradio_api/run/<name>)
+    # to every queued event; the unqueued fast events stay (bounded by core.serve.slots). Issue #26.
+    demo.queue(max_size=clients.QUEUED_MAX, api_open=False)
+    gradio_seams.install_queue(demo._queue)  # per-client share, fair order, cancels that free, a store that keeps
+    gradio_seams.install_sessions()  # a new session builds no component config
+    gradio_seams.install_server()  # header timeout and connection limits for the server launch() starts
     return demo
 
 
@@ -199,7 +208,11 @@ def launch_options(demo: gr.Blocks | None = None) -> dict[str, Any]:
         "state_session_capacity": SESSIONS_KEPT,
         "max_file_size": MAX_FILE_BYTES,
         "app_kwargs": {  # fresh for each launch: Gradio adds to this dict
-            "middleware": [Middleware(BodyLimit, max_bytes=MAX_BODY_BYTES)],
+            # outermost first: one sentence for any failure, the page built once, a share of the direct routes per
+            # client, the body cap, the queue's door: a 404 for a stream nobody waits for, a 429 past one's share (#26)
+            "middleware": [Middleware(Sentences), Middleware(PageCache), Middleware(clients.DirectShare),
+                           Middleware(BodyLimit, max_bytes=MAX_BODY_BYTES),
+                           *([Middleware(gradio_seams.QueueDoor, blocks=demo)] if demo is not None else [])],
             "exception_handlers": {RequestValidationError: _invalid_request},
         },
     }
@@ -217,6 +230,7 @@ def launch(demo: gr.Blocks, **kwargs) -> None:
     delays start-up: each tab's default view and the trained model's opening view (~3 s in all), then
     the two default experiments (~17 s, in a worker process).
     """
+    bound_logs()
     demo.launch(
         server_name=os.environ.get("GRADIO_SERVER_NAME", "127.0.0.1"),
         server_port=int(os.environ.get("GRADIO_SERVER_PORT", "7860")),

@@ -26,7 +26,7 @@ CPU_GROUP = "lab-cpu"
 CPU_LIMIT = 2
 # Training experiments take 10-20 s of CPU each, in a worker process. They have their own group, so
 # they never hold the CPU group's slots while a class waits for heatmaps. Inside it, one run trains at
-# a time and each session may have one training waiting or running (core.serve.runs); a finished run
+# a time and each visitor (address) may have one training waiting or running (core.serve.runs); a finished run
 # is answered from the cache at once, so the group lets several events in: most are cache hits.
 TRAINING_GROUP = "lab-training"
 TRAINING_LIMIT = 6

@@ -5,6 +5,7 @@ from __future__ import annotations
 import gradio as gr
 
 from core.bench import cost
+from core.lab.tiny import one_thread
 from core.render.cost_plot import live_chart, saved_chart
 
 from .common import CPU_GROUP, CPU_LIMIT, export_button, user_errors, view
@@ -23,7 +24,8 @@ HEADERS = ["T", "naive: scores in memory (MiB, measured)", "windowed: band (MiB)
 @user_errors
 def measure(max_T: float, window: float):
     """Live run at T = 32, 64, … up to max_T; the figure and the table of what was measured."""
-    rows, table = cost.measure_up_to(max_T, window)
+    with one_thread():  # one core per CPU slot: on both, a T=1024 run slowed the other slot's student 3x (#26)
+        rows, table = cost.measure_up_to(max_T, window)
     return live_chart(rows, window), table
 
 

@@ -9,6 +9,7 @@ from collections.abc import Iterator
 import gradio as gr
 
 from core.lab import experiments as ex
+from core.serve import clients
 from core.serve.experiments import chart, shared_mask_experiment, shared_scale_experiment, warm
 
 from .common import TRAINING_GROUP, TRAINING_LIMIT, api_accordion, export_button, view
@@ -92,8 +93,9 @@ def run_scale(steps: float = ex.ScaleParams.steps, seed: float = 0, request: gr.
 
 
 def _session(request: gr.Request | None) -> str | None:
-    """Who asks: one training waiting or running per session (core.serve.runs)."""
-    return getattr(request, "session_hash", None)
+    """Who asks: one training waiting or running per client address (core.serve.runs, core.serve.clients); a
+    session would not do: every /call/ is a new one."""
+    return None if request is None else clients.key_of(request)
 
 
 def stop_mask(summary: dict | None):

@@ -1,0 +1,316 @@
+"""Every Gradio (and uvicorn) internal the lab changes, in one place, each with the documented behaviour it changes.
+
+Gradio's documented knobs come first (`Blocks.queue(max_size=..., api_open=False)`, core/ui/app.py); what they
+cannot do is here. tests/test_gradio_seams.py exercises each seam against the pinned Gradio and fails naming
+the internal that moved. Issue #26: one client must not be able to stop, fill or out-wait the class.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import inspect
+import os
+import re
+import types
+from collections import Counter, OrderedDict
+from copy import copy
+from typing import Any
+from urllib.parse import parse_qs
+
+import gradio.http_server
+import gradio.state_holder
+import uvicorn
+from fastapi import HTTPException
+from gradio.queueing import Queue
+from gradio.utils import LRUCache
+from uvicorn.protocols.http.h11_impl import H11Protocol
+
+from core.serve import clients
+
+HEADER_SECONDS = 10.0  # a request's line and headers must arrive within this (slowloris)
+KEEP_ALIVE_SECONDS = 5  # uvicorn's documented default, said out loud
+CONNECTIONS = 800  # uvicorn's limit_concurrency: connections + tasks at once, past it a 503 (ulimit -n is larger)
+HEADER_BYTES = 16_384  # uvicorn's h11_max_incomplete_event_size: a request line + headers bigger than this is a 400
+_held: set[asyncio.Task] = set()  # shielded jobs still computing after their cancel (kept referenced)
+
+
+# --- 1. The message store keeps every waiting session (gradio.queueing.Queue.pending_messages_per_session) ---
+# Documented: a queued event is answered when its turn comes. Gradio keeps each session's messages in an LRU of
+# 2,000 entries; a 2,001st session evicts one whose event is still queued, and the next send_message to it raises
+# KeyError inside Queue.start_processing, which stops the queue for good ("Queue is stopped."). Here eviction skips
+# sessions with an event waiting or running, and a message for a session whose reader left is dropped.
+
+class WaitingKept(LRUCache):
+    """Gradio's LRU of per-session message queues that never evicts a session with a pending event."""
+
+    def __init__(self, queue: Queue, max_size: int = 2000) -> None:
+        super().__init__(max_size)
+        self.pending = queue.pending_event_ids_session  # session -> event ids not yet delivered
+
+    def __setitem__(self, key, value) -> None:
+        if key in self:
+            self.move_to_end(key)
+        elif len(self) >= self.max_size:
+            idle = next((k for k in self if not self.pending.get(k)), None)  # the oldest with nothing pending
+            if idle is not None:
+                del self[idle]  # (none idle: grow; max_size and PER_CLIENT bound how far)
+        OrderedDict.__setitem__(self, key, value)
+
+
+def _tolerant_send(queue: Queue):
+    original = queue.send_message
+
+    def send_message(event, event_message) -> None:
+        if event.alive and event.session_hash not in queue.pending_messages_per_session:
+            return  # its reader is gone (the stream closed): nobody to tell, and no reason to stop the queue
+        original(event, event_message)
+
+    return send_message
+
+
+# --- 2. Per-client share and fair order (Queue.push, Queue.get_events, Event.request) ---
+# Documented: max_size bounds the whole queue. Nothing bounds one client: here a client (core.serve.clients) may
+# have PER_CLIENT events waiting or running (429 past it), and in each concurrency group the next event is the
+# oldest of the client with the fewest running there; a client never holds every slot of a group of 2 or more.
+
+def client_of(event: Any) -> str:
+    key = getattr(event, "lab_client", None)
+    if key is None:
+        key = event.lab_client = clients.key_of(getattr(event, "request", None))
+    return key
+
+
+def held(queue: Queue) -> Counter:
+    """Events waiting or running per client."""
+    counts = Counter(client_of(e) for q in queue.event_queue_per_concurrency_id.values() for e in q.queue)
+    counts.update(client_of(e) for job in queue.active_jobs if job for e in job)
+    return counts
+
+
+def _capped_push(queue: Queue):
+    original = queue.push
+
+    async def push(body, request, username):
+        key = clients.key_of(request)
+        n = held(queue)[key]
+        if n >= clients.PER_CLIENT:
+            raise HTTPException(status_code=429, detail=clients.BUSY.format(n=n))
+        if clients.is_full(len(queue), queue.get_active_worker_count(), queue.max_size):
+            raise HTTPException(status_code=503, detail=clients.FULL)
+        return await original(body, request, username)
+
+    return push
+
+
+def _fair_events(queue: Queue):
+    original = queue.get_events
+
+    def get_events():
+        for cid, group in clients.in_any_order(list(queue.event_queue_per_concurrency_id.items())):
+            if not group.queue or (group.concurrency_limit is not None
+                                   and group.current_concurrency >= group.concurrency_limit):
+                continue
+            if any(e.fn.batch for e in group.queue):
+                return original()
+            running = Counter(client_of(e) for job in queue.active_jobs if job for e in job if e.concurrency_id == cid)
+            pick = clients.next_of(group.queue, client_of, running, group.concurrency_limit)
+            if pick is None:
+                continue
+            group.queue.remove(pick)
+            return [pick], False, cid
+        return None
+
+    return get_events
+
+
+# --- 3. A cancelled job keeps its slot until it ends (Queue.process_events, run by name in gradio.utils.cancel_tasks)
+# Documented: /cancel stops an event. For a plain function Gradio cancels the asyncio task while the function goes
+# on computing in its thread, and the queue starts the next event at once: 200 cancels = 100 threads, 9 GB. Here
+# the job runs shielded: the cancel answers the client and silences the job, whose slot frees when it really ends.
+# A generator (a training) is cancelled as Gradio does: it stops between steps (its worker is told to stop).
+
+def _shielded(queue: Queue):
+    original = queue.process_events
+
+    async def process_events(events, batch, begin_time, fn):
+        target = inspect.unwrap(fn.fn) if fn.fn is not None else None
+        if target is None or inspect.isgeneratorfunction(target) or inspect.isasyncgenfunction(target):
+            return await original(events, batch, begin_time, fn)
+        job = asyncio.ensure_future(original(events, batch, begin_time, fn))
+        _held.add(job)
+        job.add_done_callback(_held.discard)
+        try:
+            return await asyncio.shield(job)
+        except asyncio.CancelledError:
+            for event in events:
+                event.alive = False  # its answer goes nowhere; /cancel has told the client
+            raise
+
+    return process_events
+
+
+def install_queue(queue: Queue) -> Queue:
+    """The queue's seams (1-3); idempotent."""
+    if getattr(queue, "lab_seams", False):
+        return queue
+    store = WaitingKept(queue, queue.pending_messages_per_session.max_size)
+    store.update(queue.pending_messages_per_session)
+    queue.pending_messages_per_session = store
+    queue.send_message = _tolerant_send(queue)
+    queue.push = _capped_push(queue)
+    queue.get_events = _fair_events(queue)
+    queue.process_events = _shielded(queue)
+    queue.lab_seams = True
+    return queue
+
+
+# --- 4. A new session costs no config build (gradio.state_holder.SessionState) ---
+# Documented: each session keeps its own copy of the components. SessionState.__init__ builds every component's
+# config (~100 ms of the event loop for this app) for every new session, though only an updated component's is
+# read. Here each is built when first read; `components` (a deep link's page) builds them all.
+
+class _OnDemand(dict):
+    def __init__(self, blocks_config: Any, keys: set[int]) -> None:
+        super().__init__()
+        self.blocks_config, self.keys_left = blocks_config, keys
+
+    def __missing__(self, key: int) -> dict:
+        if key not in self.keys_left:
+            raise KeyError(key)
+        self.keys_left.discard(key)
+        value = self[key] = self.blocks_config.config_for_block(key, [], self.blocks_config.blocks[key])
+        return value
+
+    def __contains__(self, key: object) -> bool:
+        return dict.__contains__(self, key) or key in self.keys_left
+
+    def everything(self) -> _OnDemand:
+        for key in list(self.keys_left):
+            self[key]  # noqa: B018 - builds it
+        return self
+
+
+UPSTREAM_SESSION_FIELDS = {"blocks_config", "config_values", "state_data", "_state_ttl", "is_closed",
+                           "STATE_TTL_WHEN_CLOSED"}
+
+
+class LazySessionState(gradio.state_holder.SessionState):
+    """Gradio's SessionState with each component's config built when first read."""
+
+    def __init__(self, blocks: Any) -> None:  # the same fields as upstream (the seams test compares them)
+        self.blocks_config = copy(blocks.default_config)
+        self.config_values = _OnDemand(self.blocks_config, {k for k in self.blocks_config.blocks if k in blocks.blocks})
+        self.state_data, self._state_ttl, self.is_closed = {}, {}, False
+        self.STATE_TTL_WHEN_CLOSED = 1 if os.getenv("GRADIO_IS_E2E_TEST", None) else 3600
+
+    @property
+    def components(self):
+        for config in self.config_values.everything().values():
+            if config:
+                yield config
+
+
+def install_sessions() -> None:
+    gradio.state_holder.SessionState = LazySessionState  # StateHolder.__getitem__ builds it by this name
+
+
+# --- 5. Header timeout and connection limits (gradio.http_server.start_server builds uvicorn.Config itself) ---
+# Documented: launch() takes no uvicorn settings. Here gradio.http_server sees a uvicorn whose Config carries the
+# lab's limits, and whose h11 protocol closes a connection whose request line and headers take > HEADER_SECONDS.
+
+class HeaderTimeout(H11Protocol):
+    """uvicorn's h11 protocol, with a deadline for each request's headers."""
+
+    def connection_made(self, transport) -> None:  # type: ignore[override]
+        super().connection_made(transport)
+        self._arm()
+
+    def _arm(self) -> None:
+        self._header_timer = self.loop.call_later(HEADER_SECONDS, self._too_slow)
+
+    def _too_slow(self) -> None:
+        if self.cycle is None or self.cycle.response_complete:
+            self.transport.close()  # nothing answered: a slowloris, or an idle half-request
+
+    def handle_events(self) -> None:
+        before = self.cycle
+        super().handle_events()
+        if self.cycle is not before and self.cycle is not None:
+            self._header_timer.cancel()  # the headers are in
+
+    def on_response_complete(self) -> None:
+        super().on_response_complete()
+        if not self.transport.is_closing():
+            self._header_timer.cancel()
+            self._arm()  # the next request on this connection gets its own deadline
+
+    def connection_lost(self, exc) -> None:
+        self._header_timer.cancel()
+        super().connection_lost(exc)
+
+
+class LabConfig(uvicorn.Config):
+    """uvicorn.Config with the lab's limits (the caller's own settings win)."""
+
+    def __init__(self, app: Any, **kwargs: Any) -> None:
+        kwargs.setdefault("http", HeaderTimeout)
+        kwargs.setdefault("timeout_keep_alive", KEEP_ALIVE_SECONDS)
+        kwargs.setdefault("limit_concurrency", CONNECTIONS)
+        kwargs.setdefault("h11_max_incomplete_event_size", HEADER_BYTES)
+        super().__init__(app, **kwargs)  # (configures uvicorn's loggers anew)
+        from core.serve.errors import bound_logs
+
+        bound_logs()  # then each distinct line once a minute
+
+
+def install_server() -> None:
+    if getattr(gradio.http_server.uvicorn, "Config", None) is LabConfig:
+        return
+    shim = types.ModuleType("uvicorn")
+    shim.__dict__.update(vars(uvicorn))
+    shim.Config = LabConfig
+    gradio.http_server.uvicorn = shim  # only Gradio's start_server sees it
+
+
+# --- 6. The queue's door (Queue.pending_messages_per_session, .event_ids_to_events; the share of 2.) ---
+# Documented: GET /gradio_api/queue/data and /gradio_api/call/<name>/<event_id> stream a pending answer. For an
+# unknown session Gradio answers 200, then raises inside the stream (a traceback in the log per request): here a
+# 404 sentence. And a visitor over its share is refused before FastAPI parses its body and Gradio builds its
+# session (a 429 in ~0.2 ms instead of ~3 ms of the event loop: a refused flood costs the class little).
+
+NO_ANSWER = "The lab has no answer waiting for this session or event; send the request again."
+_CALL_GET = re.compile(r"^/gradio_api/call/(?:v2/)?[^/]+/([^/]+)/?$")
+_JOIN = re.compile(r"^/gradio_api/(?:call/(?:v2/)?[^/]+|queue/join)/?$")
+
+
+class QueueDoor:
+    """ASGI middleware: a 404 sentence for a stream nobody waits for, a 429 sentence for a visitor over its share."""
+
+    def __init__(self, app: Any, blocks: Any) -> None:
+        self.app, self.blocks = app, blocks
+
+    async def __call__(self, scope: dict, receive: Any, send: Any) -> None:
+        from core.serve.errors import answer
+
+        if scope["type"] == "http" and scope.get("method") == "GET" and not self._known(scope):
+            await answer(send, 404, NO_ANSWER)
+            return
+        if scope["type"] == "http" and scope.get("method") == "POST" and _JOIN.match(scope.get("path", "")):
+            headers = {k.decode("latin-1").lower(): v.decode("latin-1") for k, v in scope.get("headers") or []}
+            n = held(self.blocks._queue)[clients.client_key((scope.get("client") or ("unknown",))[0], headers)]
+            if n >= clients.PER_CLIENT:
+                await answer(send, 429, clients.BUSY.format(n=n))
+                return
+        await self.app(scope, receive, send)
+
+    def _known(self, scope: dict) -> bool:
+        queue, path = self.blocks._queue, scope.get("path", "")
+        if path.rstrip("/") == "/gradio_api/queue/data":
+            session = parse_qs((scope.get("query_string") or b"").decode("latin-1")).get("session_hash", [""])[0]
+            return session in queue.pending_messages_per_session
+        match = _CALL_GET.match(path)
+        if match is None:
+            return True
+        event = match.group(1)
+        return (event in queue.event_ids_to_events or event in queue.pending_messages_per_session
+                or any(event in ids for ids in queue.pending_event_ids_session.values()))
