@@ -29,6 +29,15 @@ EXACT: dict[str, str] = {
 }
 
 TEMPLATES: list[tuple[str, str]] = [
+    # ---- a GPT-2 named by a Hub id (gpt/hub.py)
+    ("'{name}' is neither a folder nor a Hugging Face model id (like openai-community/gpt2)",
+     "'{name}' 既不是文件夹，也不是 Hugging Face 模型名称（例如 openai-community/gpt2）"),
+    ("'{id}' is not in the local Hugging Face cache and downloads are off (HF_HUB_OFFLINE=1): fetch it once with "
+     "`{command}` (on a Space: list it under preload_from_hub in README.md), or unset HF_HUB_OFFLINE",
+     "本地的 Hugging Face 缓存里没有 '{id}'，而且下载已关闭（HF_HUB_OFFLINE=1）：请用 `{command}` 下载一次"
+     "（在 Space 上：把它列在 README.md 的 preload_from_hub 里），或者取消 HF_HUB_OFFLINE"),
+    ("'{id}' could not be fetched from the Hugging Face Hub; check the id and the network",
+     "无法从 Hugging Face Hub 获取 '{id}'；请检查名称和网络"),
     # ---- numbers, switches, texts and choices (core/config.py, ui/inputs.py)
     ("{name}={value} does not divide {other}={total}; choose {choices}", "{name}={value} 不能整除 {other}={total}；可选 {choices}"),
     ("{name}={value} is too small; choose {low} or more", "{name}={value} 太小了；请选择 {low} 或更大的数"),
