@@ -181,15 +181,17 @@ def tiny_config(directory: str | Path | None = None) -> GPTConfig:
     return GPTConfig(**json.loads((_tiny_root(directory) / CONFIG_FILE).read_text())["config"])
 
 
-def load_gpt2(path: str | Path) -> tuple[GPT, BPETokenizer]:
-    """A Hugging Face GPT-2 checkpoint folder -> (GPT with the multi-head variant, in eval mode, its BPE tokenizer).
+def load_gpt2(name_or_path: str | Path) -> tuple[GPT, BPETokenizer]:
+    """A GPT-2 checkpoint -> (GPT with the multi-head variant, in eval mode, its tokenizer).
 
-    Offline: config.json, model.safetensors or pytorch_model.bin, tokenizer.json or vocab.json + merges.txt
-    (core.gpt.gpt2 reads them and maps the names); ConfigError names what is missing or unsupported.
+    name_or_path: a folder holding config.json, model.safetensors or pytorch_model.bin, and tokenizer.json,
+    vocab.json + merges.txt, or a BERT-style vocab.txt; or a Hub id ("openai-community/gpt2") read from the
+    Hugging Face cache, downloaded only when HF_HUB_OFFLINE is unset (core.gpt.hub). ConfigError names what is
+    missing or unsupported.
     """
-    from .gpt import gpt2  # safetensors and tokenizers load only here
+    from .gpt import gpt2, hub  # safetensors, tokenizers and huggingface_hub load only here
 
-    folder = gpt2.checkpoint_folder(path)
+    folder = gpt2.checkpoint_folder(hub.checkpoint_path(name_or_path))
     config = GPTConfig(**gpt2.gpt_config(folder))
     tokenizer = gpt2.load_tokenizer(folder)
     gpt2.check_vocab(folder, tokenizer, config.vocab_size)

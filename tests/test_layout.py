@@ -18,7 +18,7 @@ import pytest
 
 CORE = Path(__file__).resolve().parents[1] / "core"
 RANK = {"root": 0, "lab": 1, "kit": 1, "bench": 1, "render": 2, "serve": 3, "ui": 4, "cli": 5}
-DOORS = {"core.probes": "kit", "core.testing": "kit", "core.__main__": "cli"}
+DOORS = {"core.probes": "kit", "core.testing": "kit", "core.notebook": "render", "core.__main__": "cli"}
 ROOT_PACKAGES = {"gpt", "proc", "text"}  # the root's parts, folded away from the contract and the maths
 ORDER = "root <- lab, kit, bench <- render <- serve <- ui <- cli"
 

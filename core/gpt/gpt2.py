@@ -23,12 +23,14 @@ from ..config import ConfigError
 CONV1D = ("attn.c_attn.weight", "attn.c_proj.weight", "mlp.c_fc.weight", "mlp.c_proj.weight")
 BUFFERS = (".attn.bias", ".attn.masked_bias")  # old checkpoints saved the causal mask; GPT builds its own
 TANH_GELU = ("gelu_new", "gelu_pytorch_tanh")
-FILES = "config.json, model.safetensors or pytorch_model.bin, and tokenizer.json or vocab.json + merges.txt"
+FILES = ("config.json, model.safetensors or pytorch_model.bin, and tokenizer.json, vocab.json + merges.txt "
+         "or a BERT-style vocab.txt")
 MESSAGES = {
     "folder": "{path} is not a folder; load_gpt2 reads a Hugging Face GPT-2 checkpoint folder ({files})",
     "config": "{path} has no config.json; a GPT-2 checkpoint folder holds {files}",
     "weights": "{path} has neither model.safetensors nor pytorch_model.bin; download the weights into it",
-    "tokenizer": "{path} has no tokenizer files; it needs tokenizer.json, or vocab.json together with merges.txt",
+    "tokenizer": "{path} has no tokenizer files; it needs tokenizer.json, vocab.json together with merges.txt, "
+                 "or a BERT-style vocab.txt",
     "type": "{path} holds a {kind!r} model, not GPT-2; load_gpt2 reads GPT-2 checkpoints only",
     "setting": "{path}'s config sets {key}={value!r}, which core.model.GPT does not implement ({why})",
     "missing": "{path}'s weights lack {name!r} (and {more} more); the checkpoint is incomplete",
@@ -113,15 +115,20 @@ def read_weights(folder: Path) -> dict[str, Tensor]:
 
 
 def load_tokenizer(folder: Path) -> BPETokenizer:
-    """tokenizer.json if present, else vocab.json + merges.txt as GPT-2's byte-level BPE."""
+    """tokenizer.json if present, else vocab.json + merges.txt as GPT-2's byte-level BPE, else a BERT-style
+    vocab.txt (Chinese GPT-2s such as uer/gpt2-chinese-cluecorpussmall: one token per Han character)."""
     import tokenizers
 
     if (folder / "tokenizer.json").is_file():
         return BPETokenizer(tokenizers.Tokenizer.from_file(str(folder / "tokenizer.json")))
-    vocab, merges = folder / "vocab.json", folder / "merges.txt"
-    if not (vocab.is_file() and merges.is_file()):
-        raise ConfigError(MESSAGES["tokenizer"].format(path=folder))
-    return BPETokenizer(tokenizers.ByteLevelBPETokenizer(str(vocab), str(merges))._tokenizer)
+    vocab, merges, wordpiece = folder / "vocab.json", folder / "merges.txt", folder / "vocab.txt"
+    if vocab.is_file() and merges.is_file():
+        return BPETokenizer(tokenizers.ByteLevelBPETokenizer(str(vocab), str(merges))._tokenizer)
+    if wordpiece.is_file():
+        settings = folder / "tokenizer_config.json"
+        lower = json.loads(settings.read_text()).get("do_lower_case", True) if settings.is_file() else True
+        return BPETokenizer(tokenizers.BertWordPieceTokenizer(str(wordpiece), lowercase=lower)._tokenizer)
+    raise ConfigError(MESSAGES["tokenizer"].format(path=folder))
 
 
 def lab_name(hf_name: str) -> str | None:

@@ -8,6 +8,7 @@ A test holds it equal to GPT.forward when nothing is edited.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Literal
 
@@ -37,30 +38,46 @@ def edited_logits(model: GPT, idx: Tensor, ablation: Ablation | None = None, hid
     hide: (B, T) bool, True = no later query in any layer or head may attend to that key, so
     nothing about that token reaches a later position (a token always sees itself).
     """
+    return edited_run(model, idx, () if ablation is None else (ablation,), hide)[0]
+
+
+@torch.no_grad()
+def edited_run(model: GPT, idx: Tensor, ablations: Sequence[Ablation] = (), hide: Tensor | None = None,
+               causal: bool = True, scaled: bool | None = None) -> tuple[Tensor, Tensor]:
+    """Token ids (B, T) -> (logits (B, T, V), weights (L, B, H, T, T)) with every edit applied at once.
+
+    causal=False lifts every layer's mask (each query sees every key, the future too); scaled overrides the
+    1/sqrt(d_head) of every layer (None: as each layer is built); ablations take heads out, in any layers.
+    """
     B, T = idx.shape
     if T > model.config.context_length:
         raise ValueError(f"input has {T} tokens but this model reads at most {model.config.context_length}")
-    if ablation is not None and ablation.mode not in MODES:
-        raise ValueError(f"ablation mode {ablation.mode!r} is not one of {', '.join(MODES)}")
-    if ablation is not None and not 0 <= ablation.layer < len(model.blocks):
-        raise ValueError(f"layer {ablation.layer} does not exist; the model has layers 0-{len(model.blocks) - 1}")
+    for ablation in ablations:
+        if ablation.mode not in MODES:
+            raise ValueError(f"ablation mode {ablation.mode!r} is not one of {', '.join(MODES)}")
+        if not 0 <= ablation.layer < len(model.blocks):
+            raise ValueError(f"layer {ablation.layer} does not exist; the model has layers 0-{len(model.blocks) - 1}")
     pos = torch.arange(T, device=idx.device)  # (T,)
     x = model.drop(model.wte(idx) + model.wpe(pos))  # (B, T, d)
+    weights = []
     for layer, block in enumerate(model.blocks):
         attn = block.attn
         q, k, v = attn.project(block.ln_1(x))  # (B, H, T, hd), (B, Hkv, T, hd) x2
-        allowed = attn.allowed(T, idx.device)  # (T, T) True = may attend, or None
+        allowed = attn.allowed(T, idx.device) if causal else None  # (T, T) True = may attend, or None
         mask = torch.ones(1, 1, T, T, dtype=torch.bool) if allowed is None else allowed[None, None]  # (1, 1, T, T)
         if hide is not None:
             later = pos[:, None] > pos[None, :]  # (T, T) query after key
             mask = mask & ~(hide[:, None, None, :] & later)  # (B, 1, T, T)
-        stages = attend(q, k, v, mask=mask, scaled=attn.config.scaled, bias=attn.bias(T, idx.device))
+        stages = attend(q, k, v, mask=mask, scaled=attn.config.scaled if scaled is None else scaled,
+                        bias=attn.bias(T, idx.device), score=attn.score, normalise=attn.normalise, fill=attn.fill)
         context = stages["context"]  # (B, H, T, hd)
-        if ablation is not None and ablation.layer == layer:
-            context = _ablate(context, mask, v, ablation)
+        for ablation in ablations:
+            if ablation.layer == layer:
+                context = _ablate(context, mask, v, ablation)
+        weights.append(stages["weights"])  # (B, H, T, T): what the heads computed, before any was taken out
         x = x + block.resid_dropout(attn.merge(context))  # (B, T, d)
         x = x + block.mlp(block.ln_2(x))
-    return model.lm_head(model.ln_f(x))  # (B, T, V)
+    return model.lm_head(model.ln_f(x)), torch.stack(weights)  # (B, T, V), (L, B, H, T, T)
 
 
 def _ablate(context: Tensor, mask: Tensor, v: Tensor, ablation: Ablation) -> Tensor:

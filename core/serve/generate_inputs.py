@@ -1,8 +1,8 @@
 """The Generate tab's inputs: which models it offers (and loading them), raw UI/API values checked in one sentence each.
 
-The trained tiny model is always there. GPT-2 is offered only when ATTENTION_LAB_GPT2 names a folder
-with a Hugging Face GPT-2 checkpoint (core.model.load_gpt2 reads it offline): without it there is no
-such choice and nothing ever reaches for the network.
+The trained tiny model is always there. GPT-2 is offered only when ATTENTION_LAB_GPT2 names a GPT-2
+checkpoint folder or Hub id (core.model.load_gpt2; an id is read from the Hugging Face cache, the app
+downloading nothing): without it there is no such choice and nothing ever reaches for the network.
 """
 
 from __future__ import annotations
@@ -25,8 +25,8 @@ MAX_TOP_K = 100
 TEMPERATURE = (0.05, 3.0)  # 0 would be the argmax; top_k = 1 gives that
 MESSAGES = {
     "model": "{value} is not one of the models; choose {choices}",
-    "gpt2_off": "GPT-2 is not switched on in this app; set ATTENTION_LAB_GPT2 to a local GPT-2 checkpoint "
-                "folder and restart it",
+    "gpt2_off": "GPT-2 is not switched on in this app; set ATTENTION_LAB_GPT2 to a GPT-2 checkpoint folder or "
+                "Hub id (openai-community/gpt2) and restart it",
     "long": "the sentence has {n} tokens; the Generate tab reads at most {most}, so shorten it",
     "temperature": "{value} must be a number from {low:g} to {high:g}; for the likeliest word every time, "
                    "set top_k to 1",

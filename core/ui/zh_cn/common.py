@@ -13,6 +13,8 @@ KEEP: set[str] = {
     "forward", "trace", "build", "cuda", "CPU", "GPU", "RSS", "VmHWM", "unk", "list", "dict", "tuple", "str",
     "int", "float", "bool", "NoneType", "one-hot", "U", "sdpa", "window", "stride", "n_kv_heads",
     "slope", "BLOOM", "MPT", "Katharopoulos", "RNN",  # the example plugins' option, models and paper
+    "Hugging", "Face", "Hub", "HF_HUB_OFFLINE", "preload_from_hub", "README.md", "Space",  # where GPT-2 comes from
+    "ablate",  # the /model_attention parameter
 }
 
 PHRASES: dict[str, str] = {

@@ -26,9 +26,25 @@ EXACT: dict[str, str] = {
         "你已经有一个训练在排队或运行；请等它结束（或按“停止”）再开始新的训练。",
     "The training line has not moved for 10 minutes; try again later.": "训练队列已经 10 分钟没有动了；请稍后再试。",
     "this view cannot be exported as a PNG": "这个视图不能导出为 PNG",
+    "ablate must be a JSON list of [layer, head] pairs, like [[0, 1], [5, 3]]":
+        "ablate 必须是 [层, 头] 对组成的 JSON 列表，例如 [[0, 1], [5, 3]]",
+    "the sentence needs at least two tokens: the loss is each token predicted from the ones before it":
+        "这个句子至少需要两个词元：损失是用前面的词元预测每个词元得到的",
 }
 
 TEMPLATES: list[tuple[str, str]] = [
+    # ---- a real model broken live (lab/broken_model.py)
+    ("ablate names layer {layer} head {head}, but the model has layers 0-{L} and heads 0-{H}",
+     "ablate 指定了第 {layer} 层第 {head} 个头，但这个模型只有第 0-{L} 层、第 0-{H} 个头"),
+    # ---- a GPT-2 named by a Hub id (gpt/hub.py)
+    ("'{name}' is neither a folder nor a Hugging Face model id (like openai-community/gpt2)",
+     "'{name}' 既不是文件夹，也不是 Hugging Face 模型名称（例如 openai-community/gpt2）"),
+    ("'{id}' is not in the local Hugging Face cache and downloads are off (HF_HUB_OFFLINE=1): fetch it once with "
+     "`{command}` (on a Space: list it under preload_from_hub in README.md), or unset HF_HUB_OFFLINE",
+     "本地的 Hugging Face 缓存里没有 '{id}'，而且下载已关闭（HF_HUB_OFFLINE=1）：请用 `{command}` 下载一次"
+     "（在 Space 上：把它列在 README.md 的 preload_from_hub 里），或者取消 HF_HUB_OFFLINE"),
+    ("'{id}' could not be fetched from the Hugging Face Hub; check the id and the network",
+     "无法从 Hugging Face Hub 获取 '{id}'；请检查名称和网络"),
     # ---- numbers, switches, texts and choices (core/config.py, ui/inputs.py)
     ("{name}={value} does not divide {other}={total}; choose {choices}", "{name}={value} 不能整除 {other}={total}；可选 {choices}"),
     ("{name}={value} is too small; choose {low} or more", "{name}={value} 太小了；请选择 {low} 或更大的数"),

@@ -59,8 +59,10 @@ EXACT: dict[str, str] = {
     "without a cache (the whole sentence run again each step)": "不使用缓存（每步都把整个句子重新运行一遍）",
     "No measured decode benchmark ships with this copy; run `attention-lab bench --decode --out core/assets`.":
         "这个副本没有附带实测的解码基准；请运行 `attention-lab bench --decode --out core/assets`。",
-    "GPT-2 is not switched on in this app; set ATTENTION_LAB_GPT2 to a local GPT-2 checkpoint folder and restart it":
-        "这个应用没有开启 GPT-2；请把 ATTENTION_LAB_GPT2 设为本地 GPT-2 检查点所在的文件夹，然后重启应用",
+    "GPT-2 is not switched on in this app; set ATTENTION_LAB_GPT2 to a GPT-2 checkpoint folder or Hub id "
+    "(openai-community/gpt2) and restart it":
+        "这个应用没有开启 GPT-2；请把 ATTENTION_LAB_GPT2 设为 GPT-2 检查点所在的文件夹或 Hub 名称"
+        "（openai-community/gpt2），然后重启应用",
     # ---- the bars, the new word's rows, the cache's rows (render/generate_views.py)
     "next word": "下一个词",
     "probability": "概率",
