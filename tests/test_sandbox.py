@@ -161,6 +161,13 @@ def test_children_do_not_rerun_the_main_script(tmp_path, how):
     assert out.splitlines() == ["MAIN RAN", "[1, 2]"]
 
 
+def test_a_stream_left_open_does_not_hold_up_the_exit():
+    code = ("import itertools\nfrom core.proc.sandbox import run_in_child\n"
+            "counting = run_in_child(itertools.count, stream=True)\nprint(next(counting))\n")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60, check=True).stdout
+    assert out == "0\n"
+
+
 # ---- Worker: one child kept up between calls ------------------------------------------------
 
 

@@ -173,9 +173,10 @@ _WORKERS: weakref.WeakSet[Worker] = weakref.WeakSet()
 
 @atexit.register
 def _close_workers() -> None:
-    """Before multiprocessing joins its non-daemon children at exit: end every child (none waits forever)."""
+    """Before multiprocessing joins its non-daemon children at exit: kill every child, without waiting for
+    a call in progress (or a stream left open, which holds its worker) to let go."""
     for worker in list(_WORKERS):
-        worker.close()
+        worker._stop(now=True)
 
 
 def _context(method: str):
