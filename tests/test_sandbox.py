@@ -90,6 +90,16 @@ def test_base_exceptions_and_unpicklable_ones_come_back_as_one_sentence(kind, wo
     assert str(err.value) == words and err.value.kind == "error" and err.value.where.startswith("test_sandbox.py:")
 
 
+def test_an_answer_that_cannot_travel_back_is_one_sentence(worker):
+    import threading
+
+    with pytest.raises(SandboxError, match="returned a value that cannot be sent back: TypeError: cannot pickle"):
+        run_in_child(threading.Lock)
+    with pytest.raises(SandboxError, match="cannot be sent back"):
+        worker.call(threading.Lock)
+    assert worker.call(int, "7") == 7
+
+
 def test_a_child_that_dies_without_a_word_is_reported():
     with pytest.raises(SandboxError, match=r"plugin 'x' stopped its process \(exit code 3\)") as err:
         run_in_child(os._exit, 3, label="plugin 'x'")

@@ -26,7 +26,7 @@ from pathlib import Path
 from types import SimpleNamespace
 from typing import Any
 
-from ..variant import where
+from ..variant import one_line, where
 
 PRELOAD = ["torch", "core.model"]  # imported once by the forkserver (the lab's layers import the rest cheaply)
 _lock = threading.Lock()
@@ -251,28 +251,18 @@ def _answer(conn, fn: Callable[..., Iterator[Any]], args: tuple, baseline: int) 
     started = time.monotonic()
     try:
         for item in fn(*args):
-            conn.send_bytes(_dumps(("item", item, False)))
+            try:
+                message = pickle.dumps(("item", item, False), pickle.HIGHEST_PROTOCOL)
+            except Exception as exc:  # noqa: BLE001 - a value that cannot travel back: the call's error
+                raise SandboxError(f"returned a value that cannot be sent back: {one_line(exc)[:120]}", "error") from None
+            conn.send_bytes(message)
         kind, payload, spoiled = "done", None, False
-    except _Unsendable as exc:
-        kind, payload, spoiled = "error", SandboxError(str(exc), "error"), True
     except BaseException as exc:  # noqa: BLE001 - SystemExit, KeyboardInterrupt too: all go back to the caller
         payload = _portable(exc, time.monotonic() - started)
         kind, spoiled = "error", not isinstance(exc, Exception) or getattr(payload, "kind", "") == "memory"
     spoiled = spoiled or threading.active_count() > baseline  # threads left behind: start afresh
     conn.send_bytes(pickle.dumps((kind, payload, spoiled), pickle.HIGHEST_PROTOCOL))
     return spoiled
-
-
-class _Unsendable(Exception):
-    """A value that cannot travel back."""
-
-
-def _dumps(message: tuple) -> bytes:
-    try:
-        return pickle.dumps(message, pickle.HIGHEST_PROTOCOL)
-    except Exception as exc:  # noqa: BLE001
-        first = (str(exc).strip().splitlines() or [""])[0][:120]
-        raise _Unsendable(f"returned a value that cannot be sent back: {first}") from None
 
 
 def _cap_memory(memory_mb: int) -> None:
