@@ -1,4 +1,4 @@
-"""core.proc.sandbox: code run in a child process; whatever it does costs only its own call."""
+"""core.proc.sandbox: code run in a child process (one per call, or a Worker kept up); whatever it does costs only its own call."""
 
 from __future__ import annotations
 
@@ -12,7 +12,7 @@ import time
 import pytest
 
 from core.config import ConfigError
-from core.proc.sandbox import SandboxError, call, stream
+from core.proc.sandbox import SandboxError, Worker, run_in_child
 from core.variant import where
 
 # Module-level, so the child can import them by name (as it imports a plugin's code).
@@ -61,12 +61,12 @@ def _leave_a_thread_running() -> str:
 
 
 def test_items_are_computed_in_another_process_and_arrive_in_order():
-    assert list(stream(iter, [1, 2, 3])) == [1, 2, 3]
-    assert call(os.getpid) != os.getpid()  # the work ran elsewhere: the server's interpreter lock stays free
+    assert list(run_in_child(iter, [1, 2, 3], stream=True)) == [1, 2, 3]
+    assert run_in_child(os.getpid) != os.getpid()  # the work ran elsewhere: the server's interpreter lock stays free
 
 
 def test_an_exception_in_the_child_is_raised_here_after_the_items_before_it():
-    items = stream(map, int, ["1", "2", "x"])
+    items = run_in_child(map, int, ["1", "2", "x"], stream=True)
     assert next(items) == 1 and next(items) == 2
     with pytest.raises(ValueError, match="invalid literal"):
         next(items)
@@ -74,7 +74,7 @@ def test_an_exception_in_the_child_is_raised_here_after_the_items_before_it():
 
 def test_a_config_error_stays_a_config_error_with_its_sentence():
     with pytest.raises(ConfigError) as err:
-        call(_raise, "config")
+        run_in_child(_raise, "config")
     assert str(err.value) == "window=0 is too small; choose 1 or more"
     assert any(n.startswith("at test_sandbox.py:") for n in err.value.__notes__)  # where the plugin raised
 
@@ -86,13 +86,23 @@ def test_a_config_error_stays_a_config_error_with_its_sentence():
 ])
 def test_base_exceptions_and_unpicklable_ones_come_back_as_one_sentence(kind, words):
     with pytest.raises(SandboxError) as err:
-        call(_raise, kind, label="plugin 'x'")
+        run_in_child(_raise, kind, label="plugin 'x'")
     assert str(err.value) == words and err.value.kind == "error" and err.value.where.startswith("test_sandbox.py:")
+
+
+def test_an_answer_that_cannot_travel_back_is_one_sentence(worker):
+    import threading
+
+    with pytest.raises(SandboxError, match="returned a value that cannot be sent back: TypeError: cannot pickle"):
+        run_in_child(threading.Lock)
+    with pytest.raises(SandboxError, match="cannot be sent back"):
+        worker.call(threading.Lock)
+    assert worker.call(int, "7") == 7
 
 
 def test_a_child_that_dies_without_a_word_is_reported():
     with pytest.raises(SandboxError, match=r"plugin 'x' stopped its process \(exit code 3\)") as err:
-        call(os._exit, 3, label="plugin 'x'")
+        run_in_child(os._exit, 3, label="plugin 'x'")
     assert err.value.kind == "died"
 
 
@@ -100,34 +110,42 @@ def test_a_child_that_dies_without_a_word_is_reported():
 def test_a_hang_or_a_spin_is_cut_off_at_its_time_limit(fn):
     start = time.monotonic()
     with pytest.raises(SandboxError, match=r"plugin 'x' did not answer within 0.5 s") as err:
-        call(fn, label="plugin 'x'", timeout=0.5)
+        run_in_child(fn, label="plugin 'x'", timeout=0.5)
     assert err.value.kind == "timeout" and time.monotonic() - start < 10
     assert not [p for p in multiprocessing.active_children() if p.name.startswith("lab-plugin")]  # killed
 
 
 def test_memory_beyond_the_cap_is_refused_in_the_child():
     with pytest.raises(SandboxError, match="ran out of memory") as err:
-        call(_allocate, 4, memory_mb=512)
+        run_in_child(_allocate, 4, memory_mb=512)
     assert err.value.kind == "memory"
-    assert call(_allocate, 0, memory_mb=512) == 0  # the cap is over what the child already had
+    assert run_in_child(_allocate, 0, memory_mb=512) == 0  # the cap is over what the child already had
 
 
 def test_threads_left_behind_do_not_keep_the_child_alive():
-    assert call(_leave_a_thread_running, timeout=30) == "answered"
+    assert run_in_child(_leave_a_thread_running, timeout=30) == "answered"
     time.sleep(0.2)
     assert not [p for p in multiprocessing.active_children() if p.is_alive() and p.name.startswith("lab-")]
 
 
 def test_closing_the_iterator_ends_the_child():
-    counting = stream(itertools.count)  # endless: only closing stops it
+    counting = run_in_child(itertools.count, stream=True)  # endless: only closing stops it
     assert next(counting) == 0
     counting.close()
     assert not [p for p in multiprocessing.active_children() if p.name == "lab-count"]
 
 
 def test_a_niced_child_yields_the_cores_to_the_server():
-    (niceness,) = stream(itertools.starmap, os.nice, [(0,)], nice=10)  # os.nice(0) reports the current value
+    (niceness,) = run_in_child(itertools.starmap, os.nice, [(0,)], nice=10, stream=True)  # os.nice(0) reports the current value
     assert niceness >= os.nice(0) + 10
+
+
+def test_a_forked_child_runs_what_does_not_pickle_under_the_same_limits():
+    lock = __import__("threading").Lock()  # a lock cannot be pickled: only a fork can hand it over
+    assert run_in_child(lambda: lock.locked(), start="fork") is False
+    with pytest.raises(SandboxError, match=r"did not answer within 0.5 s") as err:
+        run_in_child(lambda: time.sleep(60), start="fork", timeout=0.5)
+    assert err.value.kind == "timeout"
 
 
 def test_where_names_the_plugins_line_not_the_labs():
@@ -142,9 +160,9 @@ def test_children_do_not_rerun_the_main_script(tmp_path, how):
     # app.py builds the whole UI at import: a child that re-ran it would spend seconds before training
     code = (
         "print('MAIN RAN', flush=True)\n"
-        "from core.proc.sandbox import stream\n"
+        "from core.proc.sandbox import run_in_child\n"
         "if __name__ == '__main__':\n"
-        "    print(list(stream(iter, [1, 2])), flush=True)\n"
+        "    print(list(run_in_child(iter, [1, 2], stream=True)), flush=True)\n"
     )
     script = tmp_path / "main_script.py"
     script.write_text(code)
@@ -153,13 +171,18 @@ def test_children_do_not_rerun_the_main_script(tmp_path, how):
     assert out.splitlines() == ["MAIN RAN", "[1, 2]"]
 
 
+def test_a_stream_left_open_does_not_hold_up_the_exit():
+    code = ("import itertools\nfrom core.proc.sandbox import run_in_child\n"
+            "counting = run_in_child(itertools.count, stream=True)\nprint(next(counting))\n")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60, check=True).stdout
+    assert out == "0\n"
+
+
 # ---- Worker: one child kept up between calls ------------------------------------------------
 
 
 @pytest.fixture
 def worker():
-    from core.proc.worker import Worker
-
     w = Worker("plugin 'x'", memory_mb=512)
     yield w
     w.close()

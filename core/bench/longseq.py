@@ -2,11 +2,8 @@
 
 from __future__ import annotations
 
-import json
 import os
 import platform
-import subprocess
-import sys
 from collections.abc import Callable
 from dataclasses import asdict, dataclass
 
@@ -54,21 +51,20 @@ def rows_for(spec: BenchSpec) -> list[str]:
     return rows + ["flex"] if spec.flex else rows
 
 
-def _worker_env() -> dict[str, str]:
-    env = dict(os.environ)
-    env["MALLOC_MMAP_THRESHOLD_"] = "65536"  # fixed: large tensors mmapped, returned to the OS on free
-    return env
+def _run_row_child(row: str, Ts: list[int], spec: BenchSpec) -> list[dict]:
+    """One fresh child process per row (core.proc.sandbox), so no row inherits another's heap."""
+    import torch
 
+    from ..proc.sandbox import run_in_child
+    from .worker import measure_apart
 
-def _run_row_subprocess(row: str, Ts: list[int], spec: BenchSpec) -> list[dict]:
-    """One fresh interpreter per row, so no row inherits another's heap."""
-    cmd = [sys.executable, "-m", "core.bench.worker", row, "--T", *map(str, Ts),
-           "--window", str(spec.window), "--reps", str(spec.reps)]
-    proc = subprocess.run(cmd, capture_output=True, text=True, env=_worker_env(), timeout=1800)
-    points = [json.loads(line) for line in proc.stdout.splitlines() if line.startswith("{")]
-    if proc.returncode != 0:
-        tail = (proc.stderr.strip().splitlines() or ["no output"])[-1]
-        points.append({"row": row, "error": tail})
+    points: list[dict] = []
+    try:
+        for p in run_in_child(measure_apart, row, Ts, spec.window, spec.reps, label=f"bench {row}", timeout=1800,
+                              threads=torch.get_num_threads(), stream=True):
+            points.append(p)
+    except Exception as exc:  # noqa: BLE001 - a row that fails is reported, the others still run
+        points.append({"row": row, "error": f"{type(exc).__name__}: {exc}"})
     return points
 
 
@@ -80,7 +76,7 @@ def _run_row_inprocess(row: str, Ts: list[int], spec: BenchSpec) -> list[dict]:
 
 def run_bench(spec: BenchSpec, log: Callable[[str], None] = lambda s: None) -> dict:
     """Measure every row at every T; returns the JSON-ready result with the ratios at the largest T."""
-    run_row = _run_row_inprocess if spec.quick else _run_row_subprocess
+    run_row = _run_row_inprocess if spec.quick else _run_row_child
     points: list[dict] = []
     for row in rows_for(spec):
         Ts = [T for T in spec.Ts if row != "trace" or T <= TRACE_MAX_T]

@@ -1,23 +1,20 @@
 """One benchmark row at a list of T: time (interleaved with raw SDPA) and peak memory growth.
 
-Run as `python -m core.bench.worker ROW [ROW ...] --T 256 512 ... --window 256 --reps 5`; prints
-one JSON object per (row, T) on stdout. core.bench starts one of these per row so a row's
-allocations never hide inside another's; the --quick mode runs rows in-process.
+core.bench.longseq runs measure_apart in a child process per row (core.proc.sandbox) so a row's
+allocations never hide inside another's; the --quick mode calls measure in-process.
 
 Memory method (Linux): before the measured call we write "5" to /proc/self/clear_refs, which
 resets the process's peak resident set (VmHWM) to its current RSS; after the call,
-peak growth = VmHWM - VmRSS(before). MALLOC_MMAP_THRESHOLD_ is fixed by the parent so large
+peak growth = VmHWM - VmRSS(before). The child fixes malloc's mmap threshold first, so large
 tensors are mmapped and returned to the OS when freed, so a warm-up cannot lend its memory.
 """
 
 from __future__ import annotations
 
-import argparse
-import json
+import ctypes
 import statistics
-import sys
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 
 import torch
@@ -130,18 +127,11 @@ def measure(row: str, T: int, window: int, reps: int) -> dict:
     return {"row": row, "T": T, "time_s": t, "ref_time_s": r, "ratio_vs_sdpa": t / r, "peak_mib": peak}
 
 
-def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="python -m core.bench.worker")
-    parser.add_argument("rows", nargs="+")
-    parser.add_argument("--T", type=int, nargs="+", required=True)
-    parser.add_argument("--window", type=int, default=256)
-    parser.add_argument("--reps", type=int, default=5)
-    args = parser.parse_args(argv)
-    for row in args.rows:
-        for T in args.T:
-            print(json.dumps(measure(row, T, args.window, args.reps)), flush=True)
-    return 0
-
-
-if __name__ == "__main__":
-    sys.exit(main())
+def measure_apart(row: str, Ts: list[int], window: int, reps: int) -> Iterator[dict]:
+    """measure() at each T, in a process of its own: malloc's mmap threshold fixed first (glibc's M_MMAP_THRESHOLD)."""
+    try:
+        ctypes.CDLL(None).mallopt(-3, 65536)  # large tensors mmapped, returned to the OS on free
+    except (OSError, AttributeError):  # not glibc: the numbers are only noisier
+        pass
+    for T in Ts:
+        yield measure(row, T, window, reps)

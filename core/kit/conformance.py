@@ -14,7 +14,7 @@ from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 
 from ..config import AttentionConfig, ConfigError
-from ..proc.sandbox import SandboxError, call, forked_call
+from ..proc.sandbox import SandboxError, run_in_child
 from ..registry import STRICT_NOTE, strict
 from ..variant import Variant, one_line
 from .checks import CHECKS, NEEDS_BUILD, NORMALISED_ONLY, Outcome, perturb_position, run_check
@@ -149,17 +149,17 @@ def _runner(variant: Variant, base: AttentionConfig, seed: int, plugin: str, tim
     """check -> (outcome, seconds): in the forkserver's children, in forked ones (a variant that does not pickle), or here."""
     try:
         pickle.dumps(variant)
-        spawn = call
+        method = "forkserver"
     except Exception:  # noqa: BLE001 - a lambda or a class defined in a function: fork this process instead
-        spawn = forked_call
+        method = "fork"
 
     def run(check: str) -> tuple[Outcome, float]:
         start = time.perf_counter()
         if not isolate:
             return run_check(check, variant, base, seed), time.perf_counter() - start
         try:
-            outcome = spawn(run_check, check, variant, base, seed, label=f"plugin {plugin}", timeout=timeout,
-                            memory_mb=MEMORY_MB)
+            outcome = run_in_child(run_check, check, variant, base, seed, label=f"plugin {plugin}", timeout=timeout,
+                                   memory_mb=MEMORY_MB, start=method)
         except SandboxError as exc:
             at = f" at {exc.where}" if exc.where else ""
             outcome = Outcome("stop" if exc.kind in ("timeout", "died", "memory") else "error", f"{exc}{at}")

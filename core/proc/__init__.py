@@ -1,1 +1,1 @@
-"""Child processes with a time limit and a memory cap: one per call (sandbox) or one kept up (worker)."""
+"""Child processes with a time limit and a memory cap (core.proc.sandbox): one per call, or a Worker kept up."""

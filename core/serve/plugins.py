@@ -1,7 +1,7 @@
 """A third-party plugin's code runs in its own worker process: whatever it does costs only its own requests.
 
 Built-in variants run here, in the server. A variant from any other plugin is built, traced and
-probed in that plugin's worker (core.proc.worker.Worker: a time limit, a memory cap, restarted after a
+probed in that plugin's worker (core.proc.sandbox.Worker: a time limit, a memory cap, restarted after a
 crash), and what comes back is checked before a view uses it. While a request waits on the worker, its
 queue slot is lent to the next request (core.serve.slots): a plugin that hangs or spins slows nobody.
 A plugin that fails badly (no answer, a crash, out of memory) three times in a row is switched off.
@@ -19,8 +19,7 @@ from typing import Any
 from ..config import ConfigError, excerpt
 from ..lab import causality, model_stats
 from ..lab.session import CACHE_SIZE, Lab, Request, Run, trace_problem
-from ..proc.sandbox import SandboxError
-from ..proc.worker import Worker
+from ..proc.sandbox import SandboxError, Worker
 from ..registry import Registry, load_registry
 from ..variant import Variant, one_line
 from .slots import CPU

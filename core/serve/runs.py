@@ -19,7 +19,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from ..config import ConfigError
-from ..proc import sandbox
+from ..proc.sandbox import run_in_child
 
 CACHED_RUNS = 64  # finished runs kept (~50 KB each), least recently asked for dropped first
 _CACHE: OrderedDict[object, object] = OrderedDict()  # key -> finished run
@@ -159,7 +159,7 @@ def _train(key: object, live: _Live, start: Callable[[], Iterator[Any]]) -> Iter
 def apart(fn: Callable[..., Iterator[Any]], p: Any, stop: threading.Event | None, every: int) -> Iterator[Any]:
     """fn(p, None, every) trained in a worker process (core.proc.sandbox), niced below the server's request threads,
     so they keep the interpreter and the cores; `stop` is checked here between snapshots and ends the worker."""
-    runs = sandbox.stream(fn, p, None, every, nice=TRAINING_NICE)
+    runs = run_in_child(fn, p, None, every, nice=TRAINING_NICE, stream=True)
     try:
         for run in runs:
             if stop is not None and stop.is_set() and not run.done:
