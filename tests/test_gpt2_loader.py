@@ -125,7 +125,8 @@ def _copy(folder, tmp_path, skip=()):
 @pytest.mark.parametrize("skip, message", [
     (("config.json",), "has no config.json"),
     (("model.safetensors",), "has neither model.safetensors nor pytorch_model.bin"),
-    (("tokenizer.json",), "has no tokenizer files; it needs tokenizer.json, or vocab.json together with merges.txt"),
+    (("tokenizer.json",), "has no tokenizer files; it needs tokenizer.json, vocab.json together with merges.txt, "
+                         "or a BERT-style vocab.txt"),
 ])
 def test_a_missing_file_is_named_in_one_sentence(checkpoint, tmp_path, skip, message):
     folder = _copy(checkpoint[0], tmp_path, skip)

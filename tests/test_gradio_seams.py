@@ -68,7 +68,7 @@ class _Queue:
         self.group = types.SimpleNamespace(queue=[], concurrency_limit=limit, current_concurrency=0)
         self.event_queue_per_concurrency_id = {"cpu": self.group}
         self.active_jobs: list = [None] * 4
-        self.max_size = 10
+        self.max_size = 4 * clients.PER_CLIENT  # room for one client past its share
 
     def __len__(self) -> int:
         return len(self.group.queue)

@@ -15,8 +15,10 @@ from collections.abc import Callable, Mapping
 from typing import Any
 
 QUEUED_MAX = 256  # events the whole queue holds (waiting + running); past it, a short 503 sentence
-# events one client may have waiting or running at once; past it, a 429 sentence. A student's page has 1-2.
-PER_CLIENT = int(os.environ.get("ATTENTION_LAB_PER_CLIENT", "8"))
+# events one client (address) may have waiting or running at once; past it, a 429 sentence. A student's page has
+# 1-2, but a class behind a school's NAT is one address: 48 lets forty students press the same button at once,
+# and fair order (below) still serves another address between two of this one's.
+PER_CLIENT = int(os.environ.get("ATTENTION_LAB_PER_CLIENT", "48"))
 BUSY = ("You have {n} requests waiting or running already, the most one visitor may have; "
         "wait for an answer before you send more.")
 FULL = "The lab is answering as many requests as it can hold right now; try again in a few seconds."
