@@ -108,20 +108,13 @@ def head_view(attention: Any, tokens: Sequence[str] | str, layer: int = -1, *, t
 
 def model_view(attention: Any, tokens: Sequence[str] | str, *, tokenizer: Any = None) -> View:
     """Every layer x head as thumbnails, each named by the pattern it shows most on this sentence; click one."""
-    from .lab.trained_view import pattern_scores
+    from .lab.broken_model import describe_heads
     from .render import matrix
 
     w, words = _prepare(attention, tokens, tokenizer)
     L, H = w.shape[:2]
     titles = [[f"L{la} H{h}" for h in range(H)] for la in range(L)]
-    descriptions = []
-    for la in range(L):
-        row = []
-        for h in range(H):
-            scores = pattern_scores(words, w[la, h])
-            best = max(scores, key=scores.get) if scores else None
-            row.append(f"layer {la} head {h}: " + (f"{best}, mean weight {scores[best]:.2f}" if best else "—"))
-        descriptions.append(row)
-    data = matrix.model_view(words, w.numpy(), titles, descriptions, (L - 1, 0), allowed=_causal(w).numpy())
+    data = matrix.model_view(words, w.numpy(), titles, describe_heads(words, w), (L - 1, 0),
+                             allowed=_causal(w).numpy())
     data["labels"]["title"] = f"Every layer and head: {L} layers x {H} heads"
     return View(data)

@@ -18,6 +18,7 @@ from torch import Tensor
 from ..config import ConfigError
 from ..model import GPT
 from .ablate import Ablation, edited_run
+from .trained_view import NAME_THRESHOLD, pattern_scores
 
 TOP = 5
 MESSAGES = {
@@ -86,6 +87,22 @@ def intact_and_broken(model: GPT, tokenizer: Any, ids: list[int], breakage: Brea
     ablations = [Ablation(layer, head) for layer, head in breakage.ablate]
     broken = edited_run(model, idx, ablations, causal=breakage.causal, scaled=breakage.scaled)
     return intact, _side(*broken, ids, tokenizer)
+
+
+def describe_heads(words: list[str], weights: Tensor) -> list[list[str]]:
+    """Each head named by the pattern it shows most on this sentence (measured here, never a stored label):
+    weights (L, H, T, T) -> [L][H] lines like "layer 3 head 2: previous token, mean weight 0.81"."""
+    out = []
+    for layer, heads in enumerate(weights):
+        row = []
+        for head, w in enumerate(heads):
+            scores = pattern_scores(words, w)
+            best = max(scores, key=scores.get) if scores else None
+            named = best if best is not None and scores[best] >= NAME_THRESHOLD else None
+            row.append(f"layer {layer} head {head}: " + (f"{named}, mean weight {scores[named]:.2f}" if named else
+                                                          "spread out (no pattern above 0.4)"))
+        out.append(row)
+    return out
 
 
 def payload(tokens: list[str], intact: Side, broken: Side, digits: int = 4) -> dict[str, Any]:

@@ -58,6 +58,7 @@ TABS = [
     "core.ui.cost_tab",
     "core.ui.model_tab",
     "core.ui.generate_tab",
+    "core.ui.real_model_tab",
     "core.ui.experiments_tab",
 ]
 

@@ -1,0 +1,48 @@
+"""/model_attention: a real model broken live through the app's API, GPT-2 named by ATTENTION_LAB_GPT2."""
+
+from __future__ import annotations
+
+import pytest
+import torch
+from gradio_client.exceptions import AppError
+
+from tests.test_gpt2_loader import _ids, checkpoint  # noqa: F401 - the random GPT-2 saved by transformers
+
+SENTENCE = "the fox that the child saw was"
+
+
+def test_the_tiny_model_intact_then_with_its_mask_lifted(client):
+    *_, intact = client.predict(SENTENCE, "tiny", True, True, "[]", api_name="/model_attention")
+    T = len(intact["tokens"])
+    assert set(intact) >= {"tokens", "weights", "next_words", "loss_bits"} and T == 7
+    w = torch.tensor(intact["weights"])  # (L, H, T, T)
+    assert float(w.triu(1).abs().max()) == 0.0 and intact["loss_bits"] == intact["intact"]["loss_bits"]
+    *_, summary, broken = client.predict(SENTENCE, "tiny", False, True, "[[0, 1]]", api_name="/model_attention")
+    assert float(torch.tensor(broken["weights"]).triu(1).sum()) > 0  # every word now sees the future
+    assert broken["loss_bits"] != intact["loss_bits"] and broken["intact"]["loss_bits"] == intact["loss_bits"]
+    assert "causal mask lifted" in summary and "1 head(s) zeroed" in summary
+
+
+def test_gpt2_by_the_apps_variable_equals_transformers(client, checkpoint, monkeypatch):  # noqa: F811
+    folder, hf = checkpoint
+    monkeypatch.setenv("ATTENTION_LAB_GPT2", str(folder))
+    *_, out = client.predict(SENTENCE, "gpt2", True, True, "[]", api_name="/model_attention")
+    with torch.no_grad():
+        from core.model import load_gpt2
+
+        ids = _ids(load_gpt2(folder)[1], SENTENCE)
+        ref = hf(ids, labels=ids, output_attentions=True)
+    ours = torch.tensor(out["weights"])
+    assert torch.allclose(ours, torch.stack([a[0] for a in ref.attentions]), atol=1e-4)  # sent to 4 decimals
+    assert out["loss_bits"] == pytest.approx(float(ref.loss) / 0.6931471805599453, abs=1e-3)
+
+
+def test_mistakes_are_one_sentence(client, monkeypatch):
+    monkeypatch.delenv("ATTENTION_LAB_GPT2", raising=False)
+    for args, words in (((SENTENCE, "gpt2", True, True, "[]"), "ATTENTION_LAB_GPT2"),
+                        ((SENTENCE, "tiny", True, True, "[[99, 0]]"), "ablate names layer 99"),
+                        ((SENTENCE, "tiny", True, True, "nope"), "JSON list"),
+                        (("fox", "tiny", True, True, "[]"), "at least two tokens")):
+        with pytest.raises(AppError) as err:
+            client.predict(*args, api_name="/model_attention")
+        assert words in str(err.value) and "Traceback" not in str(err.value)
