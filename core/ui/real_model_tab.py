@@ -9,7 +9,8 @@ from core.serve import real_model
 from .common import CPU_GROUP, CPU_LIMIT, api_accordion, export_button, user_errors, view
 
 TITLE = "Real model"
-SENTENCE = "The cat sat on the mat because it was tired"
+SENTENCES = {"gpt2": "The cat sat on the mat because it was tired",  # GPT-2 reads any English
+             "tiny": "the fox that the child saw was hungry , so the fox slept ."}  # the tiny model's own corpus
 INTRO = """### Break a real model
 A trained model, every layer and head, on your sentence. Lift the causal mask, drop the √d scaling or zero
 some heads: the change reaches **every layer**, and the model's predictions say what it cost — the
@@ -19,10 +20,11 @@ the app names one (`ATTENTION_LAB_GPT2`, docs/app.md); the tiny model trained he
 
 def build(ctx) -> None:
     names = real_model.model_names()  # gpt2 only when ATTENTION_LAB_GPT2 names one; picking it otherwise says how
+    first = "gpt2" if "gpt2" in names else "tiny"
     gr.Markdown(INTRO)
     with gr.Row():
-        sentence = gr.Textbox(SENTENCE, label="Sentence", elem_id="real-sentence", scale=3)
-        model = gr.Radio(list(real_model.NAMES), value="gpt2" if "gpt2" in names else "tiny", label="Model",
+        sentence = gr.Textbox(SENTENCES[first], label="Sentence", elem_id="real-sentence", scale=3)
+        model = gr.Radio(list(real_model.NAMES), value=first, label="Model",
                          elem_id="real-model")
     with gr.Row():
         causal = gr.Checkbox(True, label="causal mask", elem_id="real-causal")
