@@ -11,7 +11,7 @@ import torch
 import torch.nn.functional as F
 from torch import Tensor, nn
 
-from core import AttentionModule, Option, Variant, hookimpl
+from core import AttentionModule, ConfigError, Option, Variant, hookimpl
 
 
 class L2Attention(AttentionModule):
@@ -87,6 +87,31 @@ class KernelAttention(AttentionModule):
         return masked / masked.sum(-1, keepdim=True)  # (B, H, T, T) rows sum to 1
 
 
+class DifferentialAttention(AttentionModule):
+    """Two softmax maps per head, subtracted (Ye et al., 2024): weights = A₁ - λ·A₂, λ learned from λ_init."""
+
+    maps = ("A₁", "A₂")  # score() returns one map per name: (B, H, 2, T, T)
+    keep_init = ("lambda_init",)  # the paper's constant, not a weight the lab should redraw
+
+    def build_projections(self) -> None:
+        if self.head_dim % 2:
+            raise ConfigError(f"diff-attention splits each head in two; d_model / n_heads = {self.head_dim} is odd")
+        super().build_projections()
+        self.lambda_init = nn.Parameter(torch.tensor(float(self.config.options["lambda_init"])))
+        self.lambda_q = nn.Parameter(torch.zeros(2, self.head_dim // 2))  # (2, hd/2) λ = λ_init + e^{q1·k1} - e^{q2·k2}
+
+    def lam(self) -> Tensor:
+        return self.lambda_init + torch.exp(self.lambda_q[0] @ self.lambda_q[1]) - 1.0  # () ≈ λ_init when small
+
+    def score(self, q: Tensor, k: Tensor) -> Tensor:
+        q1, q2 = q.chunk(2, dim=-1)  # (B, H, Tq, hd/2) each
+        k1, k2 = k.chunk(2, dim=-1)  # (B, H, Tk, hd/2) each
+        return torch.stack([q1 @ k1.transpose(-2, -1), q2 @ k2.transpose(-2, -1)], dim=2)  # (B, H, 2, Tq, Tk)
+
+    def combine(self, maps: Tensor) -> Tensor:
+        return maps[:, :, 0] - self.lam() * maps[:, :, 1]  # (B, H, T, T) signed weights
+
+
 VARIANTS = (
     Variant(name="l2-attention", title="L2", summary="score = -||q - k||²", build=L2Attention,
             formulas={"scores": "scores = -‖Q_i - K_j‖²"}),
@@ -98,6 +123,10 @@ VARIANTS = (
             options=(Option("buckets", 8, minimum=2, maximum=32),)),
     Variant(name="kernel-attention", title="Kernel", summary="linear attention", build=KernelAttention,
             uses_scaling=False, options=(Option("kernel", "elu", choices=("elu", "relu")),)),
+    Variant(name="diff-attention", title="Differential", summary="two softmax maps, subtracted",
+            build=DifferentialAttention, normalised=False,
+            options=(Option("lambda_init", 0.8, minimum=0.0, maximum=1.0),),
+            formulas={"weights": "weights = A₁ - λ·A₂, λ_init = {lambda_init}"}),
 )
 
 

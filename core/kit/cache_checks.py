@@ -3,10 +3,11 @@
 from __future__ import annotations
 
 import torch
+from torch import Tensor
 
 from ..gpt.kv_cache import KVCache
 from .cases import Case, describe
-from .guard import CheckFailed
+from .guard import CheckFailed, Guarded
 from .subject import ATOL, RTOL, Subject, allclose
 
 PIECES = ((0, 3), (3, 4), (4, 6), (6, 7), (7, 8), (8, 9))  # a 3-token prompt, then mostly one token a step
@@ -23,10 +24,14 @@ def check_cached_decoding(s: Subject) -> None:
             for case in (Case(9, 1), Case(9, 3)):
                 x, at = case.x(config.d_model, s.seed), f"{case}, {where}"
                 full = m.forward(x, None, at)  # (B, T, d_model)
-                cache = KVCache()
-                pieces = [m._call("forward_cached", lambda a=a, b=b: m.module.forward_cached(x[:, a:b], cache), at)
-                          for a, b in PIECES]
-                cached = torch.cat(pieces, dim=1)  # (B, T, d_model)
+                cached = decoded(m, x, at)  # (B, T, d_model)
                 if cached.shape != full.shape or not allclose(cached, full, atol=ATOL, rtol=RTOL):
                     diff = (cached - full).abs().max().item() if cached.shape == full.shape else float("nan")
                     raise CheckFailed(f"decoding with the KV cache differs from the full recompute by {diff:.2g}", at)
+
+
+def decoded(m: Guarded, x: Tensor, at: str) -> Tensor:
+    """x (B, T, d) in the pieces generate feeds a layer, through one growing cache -> (B, T, d_model)."""
+    cache = KVCache()
+    return torch.cat([m._call("forward_cached", lambda a=a, b=b: m.module.forward_cached(x[:, a:b], cache), at)
+                      for a, b in PIECES], dim=1)
