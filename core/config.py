@@ -72,6 +72,8 @@ class Option:
             ok = isinstance(value, int) and not isinstance(value, bool)
             if isinstance(value, float) and value.is_integer():
                 value, ok = int(value), True
+            elif isinstance(value, float) and not math.isfinite(value):
+                ok = True  # refused by validate in its own sentence: not finite
         elif kind is float:
             ok = isinstance(value, (int, float)) and not isinstance(value, bool)
             value = float(value) if ok else value
