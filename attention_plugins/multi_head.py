@@ -66,6 +66,10 @@ def register_attention_variants(register) -> None:
             title="Multi-head, stacked (MultiHeadAttentionWrapper)",
             summary="H separate CausalAttention heads, concatenated, then projected.",
             build=MultiHeadAttentionWrapper,
+            formulas={  # its own project() and merge() compute the fused layer's formula, head by head
+                "q": "Q = x · W_q  (head {head})", "k": "K = x · W_k  (K/V head {kv_head})",
+                "v": "V = x · W_v  (K/V head {kv_head})", "output": "output = merge(all heads' context) · W_o",
+            },
             notes=(
                 "Computes exactly what the fused layer computes (the weights copy across), "
                 "but with one small matrix multiply per head: easier to read, slower to run. "

@@ -50,6 +50,7 @@ def register_attention_variants(register) -> None:
             title="Sliding window (local) attention",
             summary="Each token attends to the previous `window` tokens only (Longformer, Mistral).",
             build=SlidingWindowAttention,
+            formulas={"mask": "mask: True where a query may attend to a key"},  # the band is drawn beside it
             options=(
                 Option("window", 4, minimum=1, maximum=65536, help="how many recent tokens (itself included) each token sees"),
                 Option("stride", 0, minimum=0, maximum=65536, help="also see every stride-th earlier token (0 = off)"),

@@ -2,19 +2,18 @@
 
 from __future__ import annotations
 
-import math
-from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import torch
-import torch.nn.functional as F
 from torch import Tensor, nn
 
 from .config import AttentionConfig
+from .formula import NEG_INF, attend, merge_heads, no_empty_rows, repeat_kv, sdpa, split_heads, zero_padding
 from .gpt.kv_cache import CachedDecoding
 from .masks import causal_mask, combine_masks
 
-NEG_INF = float("-inf")
+__all__ = ["NEG_INF", "AttentionModule", "AttentionTrace", "attend", "merge_heads", "no_empty_rows", "repeat_kv",
+           "sdpa", "split_heads", "zero_padding"]  # the formula's helpers live in core.formula; imported from here too
 
 
 @dataclass
@@ -38,38 +37,17 @@ class AttentionTrace:
     weights: Tensor  # (B, H, T, T)  normalise(masked): softmax over keys by default; padding query rows are 0
     context: Tensor  # (B, H, T, hd) weights @ v
     output: Tensor  # (B, T, d_model) merge(context): heads merged, then the output projection
+    maps: dict[str, Tensor] = field(default_factory=dict)  # name -> (B, H, T, T) per map, when a module has several
 
+    def per_map(self, name: str) -> Tensor:
+        """scores, scaled or masked as (B, H, M, T, T): one map per name in `maps` (M = 1 for a one-map variant)."""
+        t = getattr(self, name)
+        return t if t.dim() == 5 else t.unsqueeze(2)
 
-def attend(
-    q: Tensor,
-    k: Tensor,
-    v: Tensor,
-    mask: Tensor | None = None,
-    scaled: bool = True,
-    dropout: float = 0.0,
-    training: bool = False,
-    bias: Tensor | None = None,
-    *,
-    score: Callable[[Tensor, Tensor], Tensor] | None = None,
-    normalise: Callable[[Tensor], Tensor] | None = None,
-    fill: float = NEG_INF,
-) -> dict[str, Tensor]:
-    """The formula written out stage by stage; works on (T, hd) or (B, H, T, hd) inputs.
-
-    score(q, k) and normalise(masked) default to q @ k^T and a softmax over keys; forbidden
-    positions of `masked` hold `fill`.
-    """
-    if q.dim() == 4 and k.shape[1] != q.shape[1]:
-        k, v = repeat_kv(k, q.shape[1]), repeat_kv(v, q.shape[1])  # (B, H, T, hd)
-    scores = q @ k.transpose(-2, -1) if score is None else score(q, k)  # (..., T, T)
-    scaled_scores = scores / math.sqrt(q.shape[-1]) if scaled else scores
-    scaled_scores = scaled_scores if bias is None else scaled_scores + bias  # (..., T, T) e.g. ALiBi
-    masked = scaled_scores if mask is None else scaled_scores.masked_fill(~mask, fill)
-    weights = torch.softmax(masked, dim=-1) if normalise is None else normalise(masked)  # (..., T, T)
-    weights = weights if mask is None else weights.masked_fill(~mask, 0.0)  # nothing where the mask says no
-    weights = F.dropout(weights, p=dropout, training=training) if dropout else weights
-    context = weights @ v  # (..., T, hd)
-    return {"scores": scores, "scaled": scaled_scores, "masked": masked, "weights": weights, "context": context}
+    def first_map(self, name: str) -> Tensor:
+        """scores, scaled or masked as (B, H, T, T): the only map, or the first of several (a view's hover)."""
+        t = getattr(self, name)
+        return t[:, :, 0] if t.dim() == 5 else t
 
 
 class AttentionModule(CachedDecoding, nn.Module):
@@ -83,6 +61,8 @@ class AttentionModule(CachedDecoding, nn.Module):
     """
 
     fill: float = NEG_INF  # what `masked` holds where the mask says no; softmax turns -inf into weight 0
+    keep_init: tuple[str, ...] = ()  # parameter names (or patterns, "*" = all) the lab's seeded draw leaves as built
+    maps: tuple[str, ...] = ()  # names of the maps per head when score() returns several (B, H, M, T, T)
 
     def __init__(
         self,
@@ -135,6 +115,10 @@ class AttentionModule(CachedDecoding, nn.Module):
         """masked (B, H, T, T) -> weights (B, H, T, T): a softmax over keys, so each row sums to 1."""
         return torch.softmax(masked, dim=-1)
 
+    def combine(self, maps: Tensor) -> Tensor:
+        """Only with `maps`: each map's weights (B, H, M, T, T) -> the head's weights (B, H, T, T); their sum."""
+        return maps.sum(dim=2)
+
     # ---- the two paths ---------------------------------------------------------------
 
     def forward(self, x: Tensor, key_padding_mask: Tensor | None = None) -> Tensor:
@@ -180,7 +164,8 @@ class AttentionModule(CachedDecoding, nn.Module):
     ) -> dict[str, Tensor]:
         """attend() with this module's scaling, score, fill and normalise: every stage, for trace() and formula()."""
         return attend(q, k, v, mask=mask, scaled=self.config.scaled, dropout=self.config.dropout,
-                      training=self.training, bias=bias, score=self.score, normalise=self.normalise, fill=self.fill)
+                      training=self.training, bias=bias, score=self.score, normalise=self.normalise, fill=self.fill,
+                      combine=self.combine)
 
     def trace(self, x: Tensor, key_padding_mask: Tensor | None = None) -> AttentionTrace:
         """Explicit path: the same result as forward, with every stage kept."""
@@ -191,13 +176,16 @@ class AttentionModule(CachedDecoding, nn.Module):
         if mask is None:
             mask = torch.ones(1, 1, T, T, dtype=torch.bool, device=x.device)
         stages = self.explicit(q, k, v, no_empty_rows(mask, key_padding_mask), self.bias(T, x.device))
+        maps = stages.pop("maps", None)  # (B, H, M, T, T) when score() gave several maps per head
         if key_padding_mask is not None:  # padding queries: computed, then zeroed
             query_real = key_padding_mask[:, None, :, None]  # (B, 1, T, 1)
             mask = mask & query_real
             stages["weights"] = stages["weights"] * query_real
             stages["context"] = stages["context"] * query_real
+            maps = None if maps is None else maps * query_real[:, :, None]  # (B, H, M, T, T)
         output = zero_padding(self.merge(stages["context"]), key_padding_mask)
-        return AttentionTrace(q=q, k=k, v=v, mask=mask, output=output, **stages)
+        named = {} if maps is None else {name: maps[:, :, i] for i, name in enumerate(self.map_names(maps.shape[2]))}
+        return AttentionTrace(q=q, k=k, v=v, mask=mask, output=output, maps=named, **stages)
 
     def attention_mask(
         self, T: int, key_padding_mask: Tensor | None = None, device: torch.device | str | None = None
@@ -210,6 +198,10 @@ class AttentionModule(CachedDecoding, nn.Module):
 
     # ---- helpers ---------------------------------------------------------------------
 
+    def map_names(self, n: int) -> tuple[str, ...]:
+        """The declared `maps`, or 'map 0', 'map 1', ... when a module returns n maps and names none."""
+        return tuple(self.maps) if len(self.maps) == n else tuple(f"map {i}" for i in range(n))
+
     def _uses_default_mask(self) -> bool:
         """True when allowed() is the stock causal/full mask, so SDPA's is_causal can stand in."""
         return type(self).allowed is AttentionModule.allowed
@@ -218,7 +210,7 @@ class AttentionModule(CachedDecoding, nn.Module):
         """True when score, fill and normalise are the stock softmax formula, so SDPA computes it."""
         cls = type(self)
         return (cls.score is AttentionModule.score and cls.normalise is AttentionModule.normalise
-                and self.fill == NEG_INF)
+                and self.fill == NEG_INF and not self.maps)
 
     def _check_input(self, x: Tensor, key_padding_mask: Tensor | None) -> None:
         if x.dim() != 3 or x.shape[-1] != self.config.d_model:
@@ -230,56 +222,3 @@ class AttentionModule(CachedDecoding, nn.Module):
                 raise ValueError(
                     f"key_padding_mask must be a bool tensor of shape {tuple(x.shape[:2])} with True = real token"
                 )
-
-
-def sdpa(
-    q: Tensor, k: Tensor, v: Tensor, mask: Tensor | None = None, bias: Tensor | None = None,
-    *, scaled: bool = True, dropout: float = 0.0, is_causal: bool = False,
-) -> Tensor:
-    """The stock formula in torch's fused kernel; the one place a bias and a bool mask become SDPA's float mask."""
-    attn_mask = mask
-    if bias is not None:  # SDPA adds a float mask to the scaled scores: bias where allowed, -inf elsewhere
-        attn_mask = bias if mask is None else bias.masked_fill(~mask, NEG_INF)
-    return F.scaled_dot_product_attention(
-        q, k, v,
-        attn_mask=attn_mask,
-        is_causal=is_causal,
-        dropout_p=dropout,
-        scale=None if scaled else 1.0,
-        enable_gqa=k.shape[1] != q.shape[1],
-    )  # (B, H, Tq, hd)
-
-
-def no_empty_rows(mask: Tensor, key_padding_mask: Tensor | None) -> Tensor:
-    """Let padding query rows see every key (they are zeroed afterwards), so no row of the mask is all False.
-
-    mask (B|1, 1, T, T) bool, key_padding_mask (B, T) True = real token -> (B|1, 1, T, T). A softmax over a
-    row of -inf is NaN; this is how the lab keeps padding rows finite.
-    """
-    if key_padding_mask is None:
-        return mask
-    return mask | ~key_padding_mask[:, None, :, None]  # (B, 1, T, T)
-
-
-def zero_padding(out: Tensor, key_padding_mask: Tensor | None) -> Tensor:
-    """Zero the rows of padding queries: out (B, T, d), key_padding_mask (B, T) True = real token."""
-    if key_padding_mask is None:
-        return out
-    return out * key_padding_mask[..., None]  # (B, T, d)
-
-
-def repeat_kv(t: Tensor, n_heads: int) -> Tensor:
-    """(B, Hkv, T, hd) -> (B, n_heads, T, hd): K/V head g serves query heads g*group .. (g+1)*group-1."""
-    return t if t.shape[1] == n_heads else t.repeat_interleave(n_heads // t.shape[1], dim=1)
-
-
-def split_heads(t: Tensor, n_heads: int) -> Tensor:
-    """(B, T, n_heads*hd) -> (B, n_heads, T, hd)."""
-    B, T, C = t.shape
-    return t.view(B, T, n_heads, C // n_heads).transpose(1, 2)
-
-
-def merge_heads(t: Tensor) -> Tensor:
-    """(B, H, T, hd) -> (B, T, H*hd): heads side by side, head h in columns h*hd:(h+1)*hd."""
-    B, H, T, hd = t.shape
-    return t.transpose(1, 2).reshape(B, T, H * hd)

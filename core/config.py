@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import dataclasses
 import json
+import math
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any, Union
@@ -43,9 +44,27 @@ class Option:
     minimum: float | None = None
     maximum: float | None = None
     help: str = ""
+    choices: tuple[OptionValue, ...] | None = None  # the only values allowed (a dropdown); None = any in range
+
+    def __post_init__(self) -> None:
+        if self.choices is not None and not isinstance(self.choices, tuple):
+            object.__setattr__(self, "choices", tuple(self.choices))  # frozen and hashable, a list works too
 
     def validate(self, value: Any) -> OptionValue:
         """Return value coerced to the default's type, or raise ConfigError naming this option."""
+        value = self._coerce(value)
+        if isinstance(value, float) and not math.isfinite(value):
+            raise ConfigError(f"option {self.name}={value} is not a number a layer can use; choose a finite value")
+        if self.choices is not None and value not in self.choices:
+            raise ConfigError(f"option {self.name}={value!r} is not offered; choose {choices_text(self.choices)}")
+        if self.minimum is not None and value < self.minimum:
+            raise ConfigError(f"option {self.name}={value} is too small; {self._range()}")
+        if self.maximum is not None and value > self.maximum:
+            raise ConfigError(f"option {self.name}={value} is too large; {self._range()}")
+        return value
+
+    def _coerce(self, value: Any) -> OptionValue:
+        """value in the default's type (a whole float for an int option), or ConfigError."""
         kind = type(self.default)
         if kind is bool:
             ok = isinstance(value, bool)
@@ -53,6 +72,8 @@ class Option:
             ok = isinstance(value, int) and not isinstance(value, bool)
             if isinstance(value, float) and value.is_integer():
                 value, ok = int(value), True
+            elif isinstance(value, float) and not math.isfinite(value):
+                ok = True  # refused by validate in its own sentence: not finite
         elif kind is float:
             ok = isinstance(value, (int, float)) and not isinstance(value, bool)
             value = float(value) if ok else value
@@ -62,10 +83,6 @@ class Option:
             raise ConfigError(
                 f"option {self.name}={value!r} has the wrong type; it takes {_type_name(self.default)}"
             )
-        if self.minimum is not None and value < self.minimum:
-            raise ConfigError(f"option {self.name}={value} is too small; {self._range()}")
-        if self.maximum is not None and value > self.maximum:
-            raise ConfigError(f"option {self.name}={value} is too large; {self._range()}")
         return value
 
     @property
@@ -213,6 +230,15 @@ def option_problem(options: Iterable[Any]) -> str | None:
     for o in options:
         if o.minimum is not None and o.maximum is not None and o.minimum > o.maximum:
             return f"has option {o.name} with minimum {o.minimum} above maximum {o.maximum}"
+        for bound in (o.minimum, o.maximum):
+            if bound is not None and (isinstance(bound, bool) or not isinstance(bound, (int, float))
+                                      or not math.isfinite(bound)):
+                return f"has option {o.name} with a bound {bound!r} that is not a finite number"
+        if o.choices is not None:
+            if not o.choices or any(type(c) is not type(o.default) for c in o.choices):
+                return f"has option {o.name} whose choices are not all of its default's type"
+            if len(set(o.choices)) != len(o.choices):
+                return f"has option {o.name} that repeats a choice: {list(o.choices)}"
         try:
             o.validate(o.default)
         except (ConfigError, TypeError) as exc:

@@ -5,9 +5,11 @@ from __future__ import annotations
 import difflib
 import importlib
 import os
+import traceback
 from collections.abc import Iterable
 from dataclasses import dataclass, field, replace
 from importlib import metadata
+from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import pluggy
@@ -28,6 +30,7 @@ BUILTINS = (
 ALLOWLIST_ENV = "ATTENTION_LAB_PLUGINS"  # comma-separated entry-point names; "" = none
 STRICT_ENV = "ATTENTION_LAB_STRICT"  # "1": re-raise plugin failures (plugin development, CI)
 STRICT_NOTE = f"({STRICT_ENV}=1 re-raises)"  # ends the note on an exception re-raised in strict mode
+NOT_PROVIDED = "no installed package provides it"
 ENTRY_POINT_HINT = (
     f"plugins are found through the entry-point group '{hookspecs.PROJECT}': add a line such as "
     f"`my-plugin = \"my_module\"` under [project.entry-points.{hookspecs.PROJECT}] in the plugin's "
@@ -80,6 +83,11 @@ class Registry:
             known = ", ".join(sorted(self.variants)) or "none"
             guess = difflib.get_close_matches(name, list(self.variants), n=1) if isinstance(name, str) else []
             known = f"did you mean {guess[0]!r}? (all: {known})" if guess else f"choose one of: {known}"
+            broken = [e for e in self.errors if not e.reason.endswith(NOT_PROVIDED)]  # loaded, then failed
+            if broken:  # a plugin that failed is the likelier cause than a missing entry point
+                more = f" (and {len(broken) - 1} more)" if len(broken) > 1 else ""
+                raise ConfigError(f"variant={str(name)[:60]!r} is not registered; {known}; plugin {broken[0]}{more}; "
+                                  "its variants are missing until it loads (see `attention-lab plugins`)") from None
             failed = f" ({len(self.errors)} plugin(s) failed to load: see `attention-lab plugins`)" if self.errors else ""
             raise ConfigError(f"variant={str(name)[:60]!r} is not registered; {known}{failed}; {ENTRY_POINT_HINT}") from None
 
@@ -167,7 +175,7 @@ def load_registry(entry_points: bool = True, plugins: Iterable[Any] = ()) -> Reg
             eps = []
         found = [(ep.name, ep.load, ep) for ep in eps]
         for name in _missing_from_allowlist(eps):
-            _fail(registry, name, "import", f"is listed in {ALLOWLIST_ENV} but no installed package provides it")
+            _fail(registry, name, "import", f"is listed in {ALLOWLIST_ENV} but {NOT_PROVIDED}")
     for name, load, ep in extras + found:
         info = _info(name, ep)
         if name in registry.plugins:
@@ -231,22 +239,30 @@ def _collect(registry: Registry, impl: Any) -> None:
     name = impl.plugin_name
     dist = registry.plugins[name].label
     offered: list[Any] = []
+    lines: list[str] = []  # where each register() call was made, so a duplicate names its line
     if impl.hookwrapper or impl.wrapper:
         _fail(registry, name, "hook", "register_attention_variants must be a plain hook, not a wrapper", dist=dist)
         return
+
+    def register(variant: Any) -> None:
+        caller = traceback.extract_stack(limit=2)[0]
+        offered.append(variant)
+        lines.append(f"{Path(caller.filename).name}:{caller.lineno}")
+
     try:
-        impl.function(*[{"register": offered.append}[a] for a in impl.argnames])
+        impl.function(*[{"register": register}[a] for a in impl.argnames])
     except (Exception, SystemExit) as exc:
         _fail(registry, name, "hook", f"register_attention_variants raised {_one_line(exc)}{_at(exc)}", exc, dist=dist)
         return
-    for variant in offered:
+    for variant, line in zip(offered, lines, strict=True):
         if not isinstance(variant, Variant):
             _fail(registry, name, "hook", f"registered a {type(variant).__name__}, not a Variant", dist=dist)
         elif problem := _malformed(variant):  # refused here so no tab ever builds a control from it
             _fail(registry, name, "variant", f"variant {variant.name!r} {problem}", dist=dist)
         elif variant.name in registry.variants:
             owner = registry.variants[variant.name].plugin
-            _fail(registry, name, "duplicate", f"variant {variant.name!r} is already registered by {owner}; rename it", dist=dist)
+            _fail(registry, name, "duplicate", f"variant {variant.name!r} is already registered by {owner}; "
+                  f"rename it at {line}", dist=dist)
         else:
             registry.variants[variant.name] = replace(variant, plugin=name)
 

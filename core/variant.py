@@ -113,7 +113,8 @@ def origin(variant: Variant | None, exc: BaseException | None = None) -> str:
 
 def one_line(exc: BaseException, all_lines: bool = False) -> str:
     """Exception type and the first line of its message (every line joined with '; ' when all_lines)."""
-    lines = [line.strip() for line in str(exc).strip().splitlines() if line.strip()]
+    text = exc.msg if isinstance(exc, SyntaxError) and exc.msg else str(exc)  # where() adds the file and line
+    lines = [line.strip() for line in text.strip().splitlines() if line.strip()]
     lines = lines if all_lines else lines[:1]
     return f"{type(exc).__name__}: {'; '.join(lines)}" if lines else type(exc).__name__
 
@@ -123,12 +124,19 @@ _STDLIB = str(Path(threading.__file__).resolve().parent)
 
 
 def where(exc: BaseException) -> str:
-    """file:line of the innermost frame that is not the lab's, the standard library's or torch's: the plugin's line."""
+    """file:line of the innermost frame that is not the lab's, the standard library's or torch's: the plugin's line.
+
+    A SyntaxError names the line Python could not read (its traceback ends in the import machinery).
+    """
+    if isinstance(exc, SyntaxError) and exc.filename and exc.lineno and _foreign(exc.filename):
+        return f"{Path(exc.filename).name}:{exc.lineno}"
     frames = [f for f in traceback.extract_tb(exc.__traceback__) if _foreign(f.filename)]
     return f"{Path(frames[-1].filename).name}:{frames[-1].lineno}" if frames else ""
 
 
 def _foreign(filename: str) -> bool:
+    if filename.startswith("<frozen "):  # importlib's own frames, never a plugin's
+        return False
     path = str(Path(filename).resolve()) if filename.startswith("/") else filename
     if path.startswith(_CORE) or "/site-packages/torch/" in path or "/site-packages/pluggy/" in path:
         return False

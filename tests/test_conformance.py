@@ -91,7 +91,8 @@ def test_forward_reading_the_future_is_caught_although_trace_looks_causal():
 
 def test_a_leak_below_float_tolerance_is_still_caught():
     report = check_variant(variant(LeaksATinyBit))
-    assert failed_checks(report) == {"causal forward (perturbation)", "causal forward (autograd)"}
+    assert failed_checks(report) == {"causal forward (perturbation)", "causal forward (autograd)",
+                                     "cached decoding equals the recompute"}  # a cache cannot see the future either
 
 
 def test_ignoring_causal_false_fails_the_control():

@@ -72,7 +72,8 @@ def test_the_docs_example_plugin_loads_through_its_entry_point_and_conforms(inst
 
 
 @pytest.mark.parametrize(("marker", "name", "normalised"), [("kernel", "l2-attention", True),
-                                                            ("formula", "sigmoid-attention", False)])
+                                                            ("formula", "sigmoid-attention", False),
+                                                            ("maps", "diff-attention", False)])
 def test_the_docs_other_kinds_of_variant_load_and_conform(install_plugin, monkeypatch, marker, name, normalised):
     install_plugin(marker, example(marker))
     monkeypatch.setenv("ATTENTION_LAB_PLUGINS", marker)

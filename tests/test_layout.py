@@ -118,7 +118,7 @@ def test_every_module_sits_in_a_known_layer():
 
 ROOT_MODULES = {  # the contract, the maths of one layer, and the public doors: nothing else at core/'s top
     "__init__", "__main__", "config", "variant", "hookspecs", "registry",
-    "attention", "masks", "banded", "transfer", "classic", "seeding",
+    "attention", "formula", "masks", "banded", "transfer", "classic", "seeding",
     "model", "corpus", "probes", "testing", "notebook",
 }
 

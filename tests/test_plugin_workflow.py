@@ -35,7 +35,7 @@ def test_new_plugin_installs_and_passes_check_untouched(tmp_path):
     done = subprocess.run([sys.executable, "-m", "core", "check", "demo-attn"], cwd=ROOT, env=env,
                           capture_output=True, text=True, timeout=300)
     assert done.returncode == 0, done.stdout + done.stderr
-    assert done.stdout.startswith("demo-attn: passed (16 checks)")
+    assert done.stdout.startswith("demo-attn: passed (17 checks)")
     tests = subprocess.run([sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", str(folder / "tests")],
                            cwd=folder, env={**env, "PYTHONPATH": f"{folder}{os.pathsep}{ROOT}"},
                            capture_output=True, text=True, timeout=300)

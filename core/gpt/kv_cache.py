@@ -92,11 +92,16 @@ UNCACHEABLE = {
     "causal": "it attends to later tokens (causal=False), so every new token changes what the earlier ones computed",
     "override": "it overrides {method}(), so the cache cannot know what it computes; "
                 "declare its cached path with allowed_at() or cached_attention()",
+    "kernel": "it overrides fast_attention(), and the cached steps (formula() on its score, bias, fill and "
+              "normalise) differ from it by {diff:.2g}; make fast_attention compute that formula, or declare "
+              "the cached path with cached_attention()",
+    "grows": "its {method}() for earlier tokens changes as T grows ({method}({n})[:{m}, :{m}] != {method}({m})), "
+             "so the rows already cached would change with every new token",
     "probe": "its output with a cache differs from its full recompute by {diff:.2g} "
              "(does project() read positions, or reachable() drop a key still in view?)",
 }
 OWN_CACHED_PATH = ("forward_cached", "cached_attention", "allowed_at")  # overriding one declares a cached path
-FORMULA = ("forward", "trace", "fast_attention")  # overriding one (alone) hides what the layer computes
+FORMULA = ("forward", "trace")  # overriding one (alone) hides what the layer computes; fast_attention is probed
 
 
 class CachedDecoding:
@@ -167,8 +172,23 @@ class CachedDecoding:
                     return UNCACHEABLE["override"].format(method=method)
         if "_cache_probe_result" not in self.__dict__:
             self._cache_probe_result = None  # the probe itself runs the cached path
-            self._cache_probe_result = self._cache_probe()
+            self._cache_probe_result = self._past_changes() or self._cache_probe()
         return self._cache_probe_result
+
+    @torch.no_grad()
+    def _past_changes(self, n: int = 6) -> str | None:
+        """Why earlier rows would change as T grows (a bias like -log T): allowed() or bias() not prefix-stable."""
+        for method, own in (("allowed", "allowed_at"), ("bias", "bias_at")):
+            if not _overrides(self, method) or _overrides(self, own):
+                continue
+            whole = getattr(self, method)(n)  # (n, n) bool or (H|1, n, n) float, or None
+            for m in range(1, n):
+                part = getattr(self, method)(m)
+                if (whole is None) != (part is None):
+                    return UNCACHEABLE["grows"].format(method=method, m=m, n=n)
+                if whole is not None and not _same(whole[..., :m, :m], part):
+                    return UNCACHEABLE["grows"].format(method=method, m=m, n=n)
+        return None
 
     @torch.no_grad()
     def _cache_probe(self) -> str | None:
@@ -189,13 +209,23 @@ class CachedDecoding:
             self.train(was_training)
         diff = (torch.cat(pieces, dim=1) - full).abs().max().item()
         tolerance = torch.finfo(dtype).eps ** 0.5 * max(1.0, full.abs().max().item())
-        return None if diff <= tolerance else UNCACHEABLE["probe"].format(diff=diff)
+        if diff <= tolerance:
+            return None
+        own_kernel = _overrides(self, "fast_attention") and not any(_overrides(self, m) for m in OWN_CACHED_PATH)
+        return UNCACHEABLE["kernel" if own_kernel else "probe"].format(diff=diff)
 
 
 def _overrides(module: object, method: str) -> bool:
     """True when the module's class replaces the stock `method` of AttentionModule (the class that mixes us in)."""
     stock = next(c for c in type(module).__mro__ if CachedDecoding in c.__bases__)  # AttentionModule
     return getattr(type(module), method) is not getattr(stock, method)
+
+
+def _same(a: Tensor, b: Tensor) -> bool:
+    """Equal masks, or biases equal to float rounding (a bias computed for more tokens may round differently)."""
+    if a.shape != b.shape or a.dtype != b.dtype:
+        return False
+    return torch.equal(a, b) if a.dtype == torch.bool else torch.allclose(a, b, atol=1e-6, rtol=1e-5)
 
 
 def _span(q_pos: Tensor, k_pos: Tensor) -> int:

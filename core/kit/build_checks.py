@@ -28,6 +28,20 @@ def check_options(s: Subject) -> None:
             except ConfigError:
                 continue
             raise CheckFailed(f"option {o.name}={value} is outside its range but was accepted")
+        _check_refusals(s, o)
+
+
+def _check_refusals(s: Subject, o) -> None:
+    """A value that is not among the choices, and NaN or inf for a number, must be refused in one sentence."""
+    refused = [float("nan"), float("inf")] if isinstance(o.default, float) else []
+    if o.choices is not None and isinstance(o.default, str):
+        refused.append("|".join(map(str, o.choices)) + "?")  # text no dropdown offers
+    for value in refused:
+        try:
+            s.variant.resolve(AttentionConfig(options={o.name: value}))
+        except ConfigError:
+            continue
+        raise CheckFailed(f"option {o.name}={value!r} is not one it offers but was accepted")
 
 
 def check_declarations(s: Subject) -> None:

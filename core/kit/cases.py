@@ -78,8 +78,10 @@ def shapes(variant: Variant) -> list[tuple[int, int]]:
 
 
 def option_values(option: Option, rng: random.Random) -> object:
-    """One value a control could send: often an end of the range, else a value near the low end."""
+    """One value a control could send: one of its choices, often an end of the range, else a value near the low end."""
     default = option.default
+    if option.choices is not None:
+        return rng.choice(option.choices)  # a dropdown sends one of its choices
     if isinstance(default, bool):
         return rng.choice((False, True))
     if not isinstance(default, (int, float)):

@@ -1,7 +1,7 @@
 """The kit's checks, each a function of a Subject, in the order they run; run_check runs one in a child process.
 
-The checks live by what they probe (build_checks, shape_checks, causal_checks, trace_checks); this table
-orders them and is the import path conformance, the report and outside code use.
+The checks live by what they probe (build_checks, shape_checks, causal_checks, trace_checks, cache_checks);
+this table orders them and is the import path conformance, the report and outside code use.
 """
 
 from __future__ import annotations
@@ -14,6 +14,7 @@ import torch
 from ..config import AttentionConfig
 from ..variant import Variant
 from .build_checks import check_build, check_declarations, check_every_setting, check_options, check_scaling_declared
+from .cache_checks import check_cached_decoding
 from .causal_checks import (
     check_causal_autograd,
     check_causal_forward,
@@ -48,6 +49,7 @@ CHECKS: dict[str, Callable[[Subject], None]] = {  # in the order they run
     "causal forward (autograd)": check_causal_autograd,
     "forward agrees with trace": check_forward_matches_trace,
     "trace is the formula": check_trace_is_the_formula,
+    "cached decoding equals the recompute": check_cached_decoding,
     "causal=False control sees the future": check_control_sees_future,
     "√d control (uses_scaling)": check_scaling_declared,
 }

@@ -56,10 +56,12 @@ class Guarded:
             raise CheckFailed(f"trace returned a {type(tr).__name__}, not an AttentionTrace", case)
         B, T, d = x.shape
         H = tr.q.shape[1] if isinstance(tr.q, Tensor) and tr.q.dim() == 4 else -1
-        expected = {"scores": (B, H, T, T), "scaled": (B, H, T, T), "masked": (B, H, T, T), "weights": (B, H, T, T),
-                    "output": (B, T, d)}
+        maps = tr.maps if isinstance(tr.maps, dict) else {}
+        per_map = (B, H, len(maps), T, T) if maps else (B, H, T, T)  # several maps per head: one score map each
+        expected = {"scores": per_map, "scaled": per_map, "masked": per_map, "weights": (B, H, T, T),
+                    "output": (B, T, d), **{f"maps[{n!r}]": (B, H, T, T) for n in maps}}
         for name, shape in expected.items():
-            value = getattr(tr, name)
+            value = maps[name[6:-2]] if name.startswith("maps[") else getattr(tr, name)
             if not isinstance(value, Tensor) or tuple(value.shape) != shape:
                 raise CheckFailed(f"trace.{name} has shape {shape_of(value)}; expected {shape}", case)
         for name in ("q", "k", "v", "context"):
@@ -70,6 +72,8 @@ class Guarded:
             raise CheckFailed("trace.mask must be a bool tensor (B|1, 1, T, T) with True = may attend", case)
         for name in ("q", "k", "v", "scores", "scaled", "weights", "context", "output"):
             _finite(f"trace.{name}", getattr(tr, name), case)
+        for name, value in maps.items():
+            _finite(f"trace.maps[{name!r}]", value, case)
         if torch.isnan(tr.masked).any() or torch.isposinf(tr.masked).any():
             raise CheckFailed("trace.masked holds NaN or +inf; only forbidden positions may hold -inf", case)
         return tr

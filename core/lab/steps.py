@@ -7,15 +7,18 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
+import torch
 from torch import Tensor
 
 from ..config import AttentionConfig, ConfigError, whole
 from ..variant import Variant
+from .hook_formulas import derived_formulas, fill_text, hook_class, overridden
 from .session import Run, rounded
 
-# The softmax path's stage names and formulas; a variant replaces any of them with Variant.stage_names
-# and Variant.formulas. {placeholders}: head, kv_head, d_head, n_heads, n_kv_heads, d_model, scale, and
-# every option by name (e.g. {window}).
+# The softmax path's stage names and formulas. A hook the variant's class overrides replaces its stage's
+# formula (hook_formulas.DERIVED); Variant.stage_names and Variant.formulas replace any of them. {placeholders}:
+# head, kv_head, d_head, n_heads, n_kv_heads, d_model, scale ("/ √d_head", or "(not scaled)"), fill ("-inf"
+# unless the class sets fill), and every option by name (e.g. {window}).
 STAGE_NAMES = {"q": "Q", "k": "K", "v": "V", "scores": "scores", "scaled": "scaled", "mask": "mask",
                "masked": "masked", "weights": "weights", "context": "context", "output": "output"}
 FORMULAS = {
@@ -54,6 +57,8 @@ LATEX = {  # the built-in stages' formulas, typeset in the Step-through tab
     "scores": r"S = Q\,K^{\top}",
     "scaled": r"\tilde S = \frac{S}{\sqrt{d_{\text{head}}}}",
     "scaled (off)": r"\tilde S = S",
+    "scaled + bias": r"\tilde S = \frac{S}{\sqrt{d_{\text{head}}}} + B",
+    "scaled (off) + bias": r"\tilde S = S + B",
     "masked": r"M_{ij} = \begin{cases} \tilde S_{ij} & \text{if } i \text{ may attend to } j \\ -\infty & "
               r"\text{otherwise} \end{cases}",
     "weights": r"A = \operatorname{softmax}_{\text{row}}(M)",
@@ -84,25 +89,33 @@ def _dims_header(n: int, prefix: str) -> list[str]:
 
 
 def stage_texts(variant: Variant | None, config: AttentionConfig, head: int = 0, kv: int = 0,
-                d_head: int | None = None, n_kv_heads: int | None = None) -> dict[str, tuple[str, str]]:
-    """Trace field -> (name, formula) as Step through shows them: the variant's own, else the softmax path's."""
+                d_head: int | None = None, n_kv_heads: int | None = None,
+                cls: type | None = None) -> dict[str, tuple[str, str]]:
+    """Trace field -> (name, formula) as Step through shows them: declared, else read from the overridden hooks
+    (cls: the module's class; the variant's build when it is a class), else the softmax path's."""
+    cls = cls or hook_class(variant)
     names: Mapping[str, str] = getattr(variant, "stage_names", None) or {}
     own: Mapping[str, str] = getattr(variant, "formulas", None) or {}
+    uses_scaling = getattr(variant, "uses_scaling", True)
     formulas = dict(FORMULAS)
-    if not getattr(variant, "uses_scaling", True):
+    if not uses_scaling:
         formulas["scaled"] = UNSCALED
+    formulas.update(derived_formulas(cls, uses_scaling))
     if not getattr(variant, "normalised", True):
-        formulas["weights"] = NOT_NORMALISED
+        formulas["weights"] = NOT_NORMALISED if "normalise" not in overridden(cls) else (
+            formulas["weights"] + " (rows need not sum to 1)")
     formulas.update(own)
     values = {"head": head, "kv_head": kv, "d_head": d_head or config.head_dim, "n_heads": config.n_heads,
               "n_kv_heads": n_kv_heads or config.n_heads, "d_model": config.d_model,
-              "scale": "/ √d_head" if config.scaled else "(not scaled)", **dict(config.options)}
+              "scale": "/ √d_head" if config.scaled else "(not scaled)", "fill": fill_text(cls),
+              **dict(config.options)}
     return {f: (names.get(f, STAGE_NAMES[f]), fill_in(formulas[f], values)) for f in STAGE_NAMES}
 
 
-def own_formulas(variant: Variant | None) -> set[str]:
+def own_formulas(variant: Variant | None, cls: type | None = None) -> set[str]:
     """Trace fields whose formula is the variant's, not the softmax path's (so its typeset maths does not apply)."""
-    own = set(getattr(variant, "formulas", None) or {})
+    cls = cls or hook_class(variant)
+    own = set(getattr(variant, "formulas", None) or {}) | (set(derived_formulas(cls)) - {"scaled"})  # a bias: S/√d + B
     if not getattr(variant, "uses_scaling", True):
         own.add("scaled")
     if not getattr(variant, "normalised", True):
@@ -126,14 +139,22 @@ def stages(run: Run, head: int, digits: int = 3, variant: Variant | None = None)
     tr, tok = run.trace, run.tokens.tokens
     kv = kv_head(run, head)
     hd = tr.q.shape[-1]
-    text = stage_texts(variant, run.config, head, kv, hd, tr.k.shape[1])
-    own = own_formulas(variant)
+    cls = hook_class(variant, run.module)
+    text = stage_texts(variant, run.config, head, kv, hd, tr.k.shape[1], cls=cls)
+    own = own_formulas(variant, cls)
+    biased = "bias" in overridden(cls)
     toks = _tokens_header(tok)
 
     def stage(field: str, t: Tensor, columns: list[str]) -> Stage:
         name, formula = text[field]
         key = "scaled (off)" if field == "scaled" and not run.config.scaled else STAGE_NAMES[field]
+        key = key + " + bias" if field == "scaled" and biased else key
         latex = "" if field in own else LATEX.get(key, "")
+        if t.dim() == 3:  # (M, T, T): a variant's several maps per head, side by side
+            names = list(tr.maps)
+            columns = [f"{m}: {c}" for m in names for c in columns]
+            return Stage(f"{name} ({' | '.join(names)})", formula, tuple(t.shape), rounded(torch.cat(list(t), -1),
+                         digits), columns, latex, columns_are_tokens=False)
         return Stage(name, formula, tuple(t.shape), rounded(t, digits), columns, latex)
 
     return [
@@ -203,4 +224,6 @@ def trace_payload(run: Run) -> dict[str, Any]:
         "x": rounded(run.x[0], 7),
         "stages": {name: {"shape": list(getattr(tr, name).shape), "values": rounded(getattr(tr, name), 7)}
                    for name in ("q", "k", "v", "scores", "scaled", "mask", "masked", "weights", "context", "output")},
+        **({"maps": {name: {"shape": list(m.shape), "values": rounded(m, 7)} for name, m in tr.maps.items()}}
+           if tr.maps else {}),  # a variant's several maps per head
     }

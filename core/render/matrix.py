@@ -194,11 +194,24 @@ def head_titles(n_heads: int, n_kv_heads: int | None = None) -> list[str]:
 
 
 def attention(tokens: Sequence[str], weights: Any, allowed: Any, scaled: Any | None = None,
-              n_kv_heads: int | None = None, normalised: bool = True, note: str = "") -> dict:
+              n_kv_heads: int | None = None, normalised: bool = True, note: str = "",
+              maps: dict[str, Any] | None = None) -> dict:
     """The Attention tab's heatmaps: weights (H, T, T), the mask (T, T) or (H, T, T) True = may attend,
-    the scaled scores (H, T, T) for the hover; the head view below; a note written above them, if any."""
+    the scaled scores (H, T, T), or (H, M, T, T) with maps, for the hover; the head view below; a note above.
+
+    maps {name: (H, T, T)}: a variant's several maps per head, one more panel each after the heads ("head 0 · A₁").
+    """
     w = np.asarray(weights, dtype=float)
     H = w.shape[0]
+    titles = head_titles(H, n_kv_heads)
+    mats, hover = list(w), None if scaled is None else np.asarray(scaled, dtype=float)
+    extra = None if hover is None else list(hover[:, 0] if hover.ndim == 4 else hover)
+    for i, (name, m) in enumerate((maps or {}).items()):
+        mats += list(np.asarray(m, dtype=float))
+        titles = [*titles, *(f"{t} · {name}" for t in head_titles(H, n_kv_heads))]
+        if extra is not None:
+            extra += list(hover[:, i] if hover.ndim == 4 else hover)
+    w = np.stack(mats)
     scale = weight_scale() if normalised else value_scale(w)
     text = LABELS["scale_rows"] if normalised else LABELS["scale_not_normalised"]
     legend = [{"swatch": "scale", "text": text}]
@@ -207,11 +220,7 @@ def attention(tokens: Sequence[str], weights: Any, allowed: Any, scaled: Any | N
         legend.append({"swatch": "blocked", "text": LABELS["blocked"]})
     labels = {"hover": LABELS["hover"] if scaled is not None else LABELS["hover_plain"], "note": LABELS["click"],
               "warning": note}
-    extra = None
-    if scaled is not None:
-        s = np.asarray(scaled, dtype=float)
-        extra = list(s)
-    return heatmaps(tokens, list(w), head_titles(H, n_kv_heads), scale=scale, blocked=blocked, extra=extra,
+    return heatmaps(tokens, list(w), titles, scale=scale, blocked=blocked, extra=extra,
                     labels=labels, legend=legend, headview=True)
 
 

@@ -82,9 +82,10 @@ def _attention_view(lab: Lab, req: Request) -> AttentionView:
         weights = np.nan_to_num(weights, nan=0.0, posinf=0.0, neginf=0.0)
     tr = run.trace
     note = " ".join(n for n in notes if n)
-    scaled = np.nan_to_num(tr.scaled[0].numpy(), nan=0.0, posinf=0.0, neginf=-np.inf)  # (H, T, T); -inf = blocked
-    heat = matrix.attention(run.tokens.tokens, weights, tr.mask[0].numpy(), scaled,
-                            n_kv_heads=tr.k.shape[1], normalised=getattr(variant, "normalised", True), note=note)
+    scaled = np.nan_to_num(tr.scaled[0].numpy(), nan=0.0, posinf=0.0, neginf=-np.inf)  # (H, [M,] T, T); -inf = blocked
+    maps = {name: np.nan_to_num(m[0].numpy()) for name, m in tr.maps.items()}  # (H, T, T) each: a variant's maps
+    heat = matrix.attention(run.tokens.tokens, weights, tr.mask[0].numpy(), scaled, n_kv_heads=tr.k.shape[1],
+                            normalised=getattr(variant, "normalised", True), note=note, maps=maps)
     return AttentionView(heat, mask_view(run.allowed.numpy().tobytes(), len(run.tokens)),
                          row_check(run).line, note, weights_payload(run))
 
@@ -202,7 +203,7 @@ SQRT_D_SUMMARY = (
 @lru_cache(maxsize=VIEW_CACHE)
 def _masking_view(lab: Lab, req: Request) -> MaskingView:
     run = lab.run(req)
-    ways = three_ways(run.trace.scaled[0, 0])  # head 0's scaled scores (T, T)
+    ways = three_ways(run.trace.first_map("scaled")[0, 0])  # head 0's scaled scores (T, T), its first map
     three = tab_matrices.three_ways(run.tokens.tokens, ways.neg_inf.numpy(), ways.renormalised.numpy(),
                               ways.zero_fill.numpy())
     exp = sqrt_d_experiment()

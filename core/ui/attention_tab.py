@@ -49,8 +49,10 @@ TEXT = {
 
 
 def option_control(opt: Option, elem_id: str) -> gr.components.Component:
-    """One control from a variant's Option: checkbox, slider (small range) or number."""
+    """One control from a variant's Option: dropdown (choices), checkbox, slider (small range) or number."""
     label = f"{opt.name}: {opt.help}" if opt.help else opt.name
+    if opt.choices is not None:
+        return gr.Dropdown(list(opt.choices), value=opt.default, label=label, elem_id=elem_id)
     if isinstance(opt.default, bool):
         return gr.Checkbox(value=opt.default, label=label, elem_id=elem_id)
     if isinstance(opt.default, (int, float)):

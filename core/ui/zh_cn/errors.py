@@ -102,6 +102,14 @@ TEMPLATES: list[tuple[str, str]] = [
     ("variant='{name}' is not registered; choose one of: {known} ({n} plugin(s) failed to load: see "
      "`attention-lab plugins`); {hint}",
      "变体 '{name}' 没有注册；请从这些中选一个：{known}（有 {n} 个插件加载失败：见 `attention-lab plugins`）；{hint}"),
+    ("variant='{name}' is not registered; did you mean '{guess}'? (all: {known}); plugin {error}; its variants are "
+     "missing until it loads (see `attention-lab plugins`)",
+     "变体 '{name}' 没有注册；你是不是想用 '{guess}'？（全部：{known}）；插件 {error}；它加载成功之前，它的变体都不可用"
+     "（见 `attention-lab plugins`）"),
+    ("variant='{name}' is not registered; choose one of: {known}; plugin {error}; its variants are missing until it "
+     "loads (see `attention-lab plugins`)",
+     "变体 '{name}' 没有注册；请从这些中选一个：{known}；插件 {error}；它加载成功之前，它的变体都不可用"
+     "（见 `attention-lab plugins`）"),
     ("plugins are found through the entry-point group '{group}': add a line such as `{line}` under {section} in the "
      "plugin's pyproject.toml and reinstall it with `attention-lab install -e PATH`",
      "插件通过入口点组 '{group}' 查找：在插件的 pyproject.toml 的 {section} 下加一行，例如 `{line}`，"

@@ -37,6 +37,15 @@ EXACT: dict[str, str] = {
     "weights = the variant's own function of masked (rows need not sum to 1)":
         "权重 = 这个变体自己对 加掩码后 的函数 (每行之和不一定为 1)",
     "scaled (off)": "缩放（关闭）",
+    "scores = score(Q, K): the variant's own, not Q · Kᵀ": "分数 = score(Q, K): 这个变体自己的, 不是 Q · Kᵀ",
+    "mask = allowed(T): the variant's own, True where a query may attend to a key":
+        "掩码 = allowed(T): 这个变体自己的, 查询可以关注该键的地方为 True",
+    "weights = normalise(masked): the variant's own function of each row": "权重 = normalise(加掩码后): 这个变体自己对每一行的函数",
+    "weights = normalise(masked): the variant's own function of each row (rows need not sum to 1)":
+        "权重 = normalise(加掩码后): 这个变体自己对每一行的函数 (每行之和不一定为 1)",
+    "output = merge(all heads' context): the variant's own": "输出 = merge(所有头的上下文): 这个变体自己的",
+    "scaled = scores + bias(T), the variant's bias (this variant does not divide by √d_head)":
+        "缩放后 = 分数 + bias(T), 这个变体的偏置 (这个变体不除以 √d_head)",
     # ---- Masking, Model and Transfer tables (lab/model_stats.py, lab/transfer_report.py, core/transfer.py)
     "part": "部分",
     "share": "占比",
@@ -119,6 +128,16 @@ TEMPLATES: list[tuple[str, str]] = [
     ("V = x · W_v  (K/V head {kv_head})", "V = x · W_v  (K/V 头 {kv_head})"),
     ("scaled = scores / √d_head, d_head = {d_head}", "缩放后 = 分数 / √d_head, d_head = {d_head}"),
     ("scaled = scores (not scaled), d_head = {d_head}", "缩放后 = 分数 (不缩放), d_head = {d_head}"),
+    # a plugin's formulas, read from the hooks it overrides (lab/hook_formulas.py)
+    ("Q = project(x): the variant's own queries  (head {head})", "Q = project(x): 这个变体自己的查询  (头 {head})"),
+    ("K = project(x): the variant's own keys  (K/V head {kv_head})", "K = project(x): 这个变体自己的键  (K/V 头 {kv_head})"),
+    ("V = project(x): the variant's own values  (K/V head {kv_head})",
+     "V = project(x): 这个变体自己的值  (K/V 头 {kv_head})"),
+    ("scaled = scores / √d_head + bias(T), the variant's bias, d_head = {d_head}",
+     "缩放后 = 分数 / √d_head + bias(T), 这个变体的偏置, d_head = {d_head}"),
+    ("scaled = scores (not scaled) + bias(T), the variant's bias, d_head = {d_head}",
+     "缩放后 = 分数 (不缩放) + bias(T), 这个变体的偏置, d_head = {d_head}"),
+    ("masked = scaled, with {fill} where the mask says no", "加掩码后 = 缩放后, 掩码说不的地方填 {fill}"),
     ("shape {shape}", "形状 {shape}"),
     ("{name}  ({shape})", "{name}  ({shape})"),
     ("`{formula}`", "`{formula}`"),

@@ -92,6 +92,7 @@ EXACT: dict[str, str] = {
     "causal forward (autograd)": "因果性：forward（autograd）",
     "forward agrees with trace": "forward 与 trace 一致",
     "trace is the formula": "trace 符合公式",
+    "cached decoding equals the recompute": "用 KV 缓存解码等于完整重算",
     "causal=False control sees the future": "causal=False 对照能看到未来",
     "√d control (uses_scaling)": "√d 开关（uses_scaling）",
     # ---- what a check says when it fails (kit/*_checks.py, kit/guard.py, kit/conformance.py)

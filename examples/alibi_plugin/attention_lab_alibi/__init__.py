@@ -33,6 +33,7 @@ ALIBI = Variant(
     options=(
         Option("slope", 0.5, minimum=0.0, maximum=8.0, help="score penalty per token of distance for head 0; head h uses slope / 2**h"),
     ),
+    formulas={"scaled": "scaled = scores {scale} - slope_h · |i - j|, slope_h = {slope} / 2^{head}"},
     notes=(
         "Same projections and mask as multi-head; only the scores change: -slope_h × |i - j| is added "
         "before the softmax. With slope 0 it is plain multi-head attention."
