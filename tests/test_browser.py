@@ -52,7 +52,9 @@ def test_every_label_of_24_tokens_is_shown_at_14_px_or_more_at_1280(browser, app
 def test_every_tab_is_in_sight_on_a_1280_px_laptop(browser, app_url):
     page = open_page(browser, app_url, width=1280)
     tabs = page.get_by_role("tab")
-    assert tabs.count() == 11 and all(t.is_visible() for t in tabs.all())
+    from core.ui.app import TABS
+
+    assert tabs.count() == len(TABS) == 12 and all(t.is_visible() for t in tabs.all())
     assert page.get_by_role("button", name="More tabs").count() == 0  # none hidden behind Gradio's menu
     page.close()
 

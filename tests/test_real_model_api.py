@@ -12,12 +12,12 @@ SENTENCE = "the fox that the child saw was"
 
 
 def test_the_tiny_model_intact_then_with_its_mask_lifted(client):
-    *_, intact = client.predict(SENTENCE, "tiny", True, True, "[]", api_name="/model_attention")
+    _, intact = client.predict(SENTENCE, "tiny", True, True, "[]", api_name="/model_attention")
     T = len(intact["tokens"])
     assert set(intact) >= {"tokens", "weights", "next_words", "loss_bits"} and T == 7
     w = torch.tensor(intact["weights"])  # (L, H, T, T)
     assert float(w.triu(1).abs().max()) == 0.0 and intact["loss_bits"] == intact["intact"]["loss_bits"]
-    *_, summary, broken = client.predict(SENTENCE, "tiny", False, True, "[[0, 1]]", api_name="/model_attention")
+    summary, broken = client.predict(SENTENCE, "tiny", False, True, "[[0, 1]]", api_name="/model_attention")
     assert float(torch.tensor(broken["weights"]).triu(1).sum()) > 0  # every word now sees the future
     assert broken["loss_bits"] != intact["loss_bits"] and broken["intact"]["loss_bits"] == intact["loss_bits"]
     assert "causal mask lifted" in summary and "1 head(s) zeroed" in summary
@@ -26,7 +26,7 @@ def test_the_tiny_model_intact_then_with_its_mask_lifted(client):
 def test_gpt2_by_the_apps_variable_equals_transformers(client, checkpoint, monkeypatch):  # noqa: F811
     folder, hf = checkpoint
     monkeypatch.setenv("ATTENTION_LAB_GPT2", str(folder))
-    *_, out = client.predict(SENTENCE, "gpt2", True, True, "[]", api_name="/model_attention")
+    _, out = client.predict(SENTENCE, "gpt2", True, True, "[]", api_name="/model_attention")
     with torch.no_grad():
         from core.model import load_gpt2
 

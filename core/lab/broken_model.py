@@ -76,17 +76,19 @@ def _side(logits: Tensor, weights: Tensor, ids: list[int], tokenizer: Any) -> Si
 
 
 @torch.no_grad()
-def intact_and_broken(model: GPT, tokenizer: Any, ids: list[int], breakage: Breakage) -> tuple[Side, Side]:
-    """The intact model and the broken one on the same tokens (the model itself is never patched)."""
+def side(model: GPT, tokenizer: Any, ids: list[int], breakage: Breakage) -> Side:
+    """One model's answer on the tokens, broken as `breakage` says (the model itself is never patched)."""
     if len(ids) < 2:
         raise ConfigError(MESSAGES["short"])
-    idx = torch.tensor([ids])  # (1, T)
-    intact = _side(*edited_run(model, idx), ids, tokenizer)
-    if breakage.intact:
-        return intact, intact
     ablations = [Ablation(layer, head) for layer, head in breakage.ablate]
-    broken = edited_run(model, idx, ablations, causal=breakage.causal, scaled=breakage.scaled)
-    return intact, _side(*broken, ids, tokenizer)
+    run = edited_run(model, torch.tensor([ids]), ablations, causal=breakage.causal, scaled=breakage.scaled)
+    return _side(*run, ids, tokenizer)
+
+
+def intact_and_broken(model: GPT, tokenizer: Any, ids: list[int], breakage: Breakage) -> tuple[Side, Side]:
+    """The intact model and the broken one on the same tokens."""
+    intact = side(model, tokenizer, ids, Breakage())
+    return intact, (intact if breakage.intact else side(model, tokenizer, ids, breakage))
 
 
 def describe_heads(words: list[str], weights: Tensor) -> list[list[str]]:

@@ -10,7 +10,7 @@ from functools import lru_cache
 from typing import Any
 
 from ..config import ConfigError, choices_text, named
-from ..lab.broken_model import Breakage, describe_heads, intact_and_broken, parse_ablate, payload
+from ..lab.broken_model import Breakage, describe_heads, parse_ablate, payload, side
 from ..lab.text import text_field
 from ..render import matrix
 from .generate_inputs import GPT2, TINY, model_for, models, token_ids
@@ -41,10 +41,19 @@ def _switch(name: str, value: Any) -> bool:
 
 @lru_cache(maxsize=64)
 def _computed(model: str, sentence: str, breakage: Breakage) -> tuple:
+    """(tokens, intact, broken); the intact side once per sentence, so a toggle costs one forward pass."""
+    tokens, ids, intact = _intact(model, sentence)
+    if breakage.intact:
+        return tokens, intact, intact
+    net, tokenizer, _ = model_for(NAMES[model])
+    return tokens, intact, side(net, tokenizer, ids, breakage)
+
+
+@lru_cache(maxsize=64)
+def _intact(model: str, sentence: str) -> tuple:
     net, tokenizer, _ = model_for(NAMES[model])
     ids = token_ids(tokenizer, sentence)
-    tokens = [tokenizer.decode([i]) for i in ids]
-    return tokens, *intact_and_broken(net, tokenizer, ids, breakage)
+    return [tokenizer.decode([i]) for i in ids], ids, side(net, tokenizer, ids, Breakage())
 
 
 def model_attention(sentence: Any, model: Any = "gpt2", causal: Any = True, scaled: Any = True,

@@ -12,7 +12,6 @@ EXACT: dict[str, str] = {
         "docs/app.md）这里就有 GPT-2；在这里训练的小模型一直都在。",
     "heads to zero: a JSON list of [layer, head], e.g. [[0, 1], [5, 3]]": "要置零的头：[层, 头] 的 JSON 列表，例如 [[0, 1], [5, 3]]",
     "The likeliest next words after the sentence": "句子之后最可能的下一个词",
-    "JSON (the /model_attention API output)": "JSON（/model_attention 接口的输出）",
     "rank": "名次",
     "intact: next word (p)": "完好：下一个词（概率）",
     "broken: next word (p)": "弄坏：下一个词（概率）",
