@@ -66,13 +66,13 @@ def test_every_tab_opens_in_chinese(zh_page):
     assert names and all(CJK.search(n) for n in names), names
     try:
         for name in names[1:]:
-            page.get_by_role("tab", name=name).click()
+            page.get_by_role("tab", name=name, exact=True).click()
             page.wait_for_timeout(1500)
             panel = page.locator("[role=tabpanel]:visible").first
             left = english_on_screen(page, "[role=tabpanel]:visible")  # code boxes (torch's own words) excepted
             assert CJK.search(panel.inner_text()) and not left, (name, left)
     finally:
-        page.get_by_role("tab", name=names[0]).click()
+        page.get_by_role("tab", name=names[0], exact=True).click()
 
 
 def test_the_settings_switch_turns_the_page_and_the_servers_sentences_to_english(zh_page):
