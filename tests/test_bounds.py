@@ -142,13 +142,6 @@ def test_traces_are_written_once_and_the_folder_stays_under_its_budget(lab, tmp_
     assert again == paths[-1]  # the same request: the same file, not a second one
 
 
-def test_the_apps_trace_is_served_from_where_it_was_written(lab):
-    from gradio.utils import get_upload_folder, is_in_or_equal
-
-    path = trace_file(lab.run(make_request("served in place")))
-    assert is_in_or_equal(path, get_upload_folder())  # Gradio hands it out without copying it
-
-
 # ---- the body cap --------------------------------------------------------------------------------
 
 
