@@ -16,6 +16,7 @@ from typing import Any
 import gradio as gr
 
 from core.config import ConfigError, Option, choices_text, excerpt, named
+from core.lab.session import switch
 from core.lab.text import KEPT_CHARS as TEXT_CAP
 from core.lab.text import text_field
 
@@ -50,9 +51,7 @@ def check_value(block: Any, name: str, value: Any) -> Any:
     if isinstance(block, (gr.Slider, gr.Number)):
         return _number(block, name, value)
     if isinstance(block, gr.Checkbox):
-        if not isinstance(value, bool):
-            raise ConfigError(f"{named(name, value)} must be true or false")
-        return value
+        return switch(name, value)  # the library's own check (make_request's), one sentence for both
     if isinstance(block, (gr.Dropdown, gr.Radio)):
         return _choice(block, name, value)
     if isinstance(block, gr.Textbox):
