@@ -17,8 +17,9 @@ from core.lab.text import MAX_CHARS
 from core.serve import runs
 from core.serve.exports import trace_file
 from core.serve.limits import BodyLimit
+from core.ui.blocks_seams import check_inputs
 from core.ui.common import one_sentence
-from core.ui.inputs import check_inputs, check_value
+from core.ui.inputs import check_value
 
 
 @pytest.fixture(scope="module")

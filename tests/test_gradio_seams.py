@@ -235,8 +235,16 @@ def test_the_event_internals_the_seams_use_are_where_they_were():
         "gradio.blocks.Blocks.process_api no longer calls self.preprocess_data"
     assert "self.postprocess_data(" in inspect.getsource(gradio.blocks.Blocks.process_api), \
         "gradio.blocks.Blocks.process_api no longer calls self.postprocess_data"
-    assert "show_progress_on" in inspect.signature(gradio.blocks.BlockFunction).parameters, \
-        "gradio.blocks.BlockFunction.show_progress_on moved"
+    fields = inspect.signature(gradio.blocks.BlockFunction).parameters
+    for name in ("show_progress_on", "inputs", "outputs", "component_prop_inputs", "fn"):
+        assert name in fields, f"gradio.blocks.BlockFunction.{name} moved"
+    assert "self.input_parameter_names" in inspect.getsource(gradio.blocks.BlockFunction.__init__), \
+        "gradio.blocks.BlockFunction.input_parameter_names moved"
+    assert "_id" in vars(gradio.Textbox()) and hasattr(gradio.State(), "stateful"), "gradio.blocks.Block._id moved"
+    assert "at index {index}" in inspect.getsource(gradio.blocks.Blocks._format_processing_error), \
+        "gradio.blocks.Blocks._format_processing_error no longer names the input's index"
+    assert "state[block._id]" in inspect.getsource(gradio.blocks.Blocks.preprocess_data), \
+        "gradio.blocks.Blocks.preprocess_data no longer reads a session's copy by block._id"
     assert isinstance(gradio.context.LocalContext.blocks, __import__("contextvars").ContextVar), \
         "gradio.context.LocalContext.blocks moved"
     init = inspect.getsource(gradio.queueing.Queue.__init__)

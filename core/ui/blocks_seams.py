@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import html
 import logging
+import re
 from collections.abc import Callable, Iterator
 from contextlib import AbstractContextManager, contextmanager
 from typing import Any
@@ -15,12 +16,12 @@ from typing import Any
 import gradio as gr
 from gradio.context import LocalContext
 
-from core.config import ConfigError
+from core.config import ConfigError, named
 
 from . import i18n
 from .common import CPU_GROUP, Refused, one_sentence, sentence_of
-from .inputs import check_inputs, unreadable
-from .localize import inside, outputs_translated
+from .inputs import check_value
+from .localize import inside, translated
 
 log = logging.getLogger("attention_lab.ui")
 
@@ -61,6 +62,69 @@ class LabBlocks(gr.Blocks):
                 if isinstance(exc, gr.Error) and sentence == exc.message:
                     raise
                 raise gr.Error(sentence, print_exception=False) from None
+
+
+# What the hooks of 7. read of Gradio's BlockFunction (inputs, outputs, component_prop_inputs,
+# input_parameter_names), of a block (_id, stateful), of the session's state and of its error text ("at index N").
+
+def check_inputs(block_fn: Any, inputs: list[Any], state: Any = None) -> list[Any]:
+    """The event's raw values, each checked against its control (texts cut to TEXT_CAP); ConfigError otherwise."""
+    blocks = list(block_fn.inputs)
+    names = field_names(block_fn)
+    if len(inputs) < len(blocks):
+        sent = "1 value" if len(inputs) == 1 else f"{len(inputs)} values"
+        raise ConfigError(f"this request sends {sent}, but the event takes {len(blocks)}: {', '.join(names)}")
+    checked = list(inputs)
+    props = set(getattr(block_fn, "component_prop_inputs", []) or [])
+    for i, (block, name) in enumerate(zip(blocks, names, strict=True)):
+        if i in props or getattr(block, "stateful", False):
+            continue
+        if state is not None and block._id in state:
+            block = state[block._id]  # this session's copy: a slider whose range an event changed
+        checked[i] = check_value(block, name, inputs[i])
+    return checked
+
+
+def field_names(block_fn: Any) -> list[str]:
+    """What to call each input in a sentence: the API's parameter name, else the control's label."""
+    params = list(getattr(block_fn, "input_parameter_names", None) or [])
+    names = []
+    for i, block in enumerate(block_fn.inputs):
+        param = params[i] if i < len(params) and not isinstance(block, gr.Dataset) else None  # Gradio's own fn
+        names.append(param or _label(block) or f"input {i}")
+    return names
+
+
+def _label(block: Any) -> str:
+    """A control's label up to its first explanation: "heads (n_heads; must divide d_model)" -> "heads"."""
+    label = getattr(block, "label", None)
+    if not isinstance(label, str):
+        return getattr(block, "elem_id", None) or ""
+    return label.split(" (")[0].split(":")[0].strip()
+
+
+def unreadable(block_fn: Any, inputs: list[Any], exc: Exception) -> str:
+    """Gradio's own "Could not preprocess input component at index N ..." as one sentence naming that field."""
+    found = re.search(r"at index (\d+)", str(exc))
+    names = field_names(block_fn)
+    if found and int(found.group(1)) < len(names):
+        i = int(found.group(1))
+        return f"{named(names[i], inputs[i])} is not a value this control takes; send one like the page does"
+    return "One of the values sent is not one the controls take; send them as the page does"
+
+
+def outputs_translated(block_fn: Any, predictions: Any) -> Any:
+    """An event's outputs (a list, a tuple or a dict by component) in the request's language."""
+    if i18n.current() == "en":
+        return predictions
+    outputs = list(block_fn.outputs)
+    if isinstance(predictions, dict):
+        return {b: translated(b, v) for b, v in predictions.items()}
+    if isinstance(predictions, (list, tuple)) and len(predictions) == len(outputs):
+        return type(predictions)(translated(b, v) for b, v in zip(outputs, predictions, strict=True))
+    if len(outputs) == 1:
+        return translated(outputs[0], predictions)
+    return predictions
 
 
 # --- 8. Progress shown on one component per tab (BlockFunction.show_progress_on, edited after the build) ---

@@ -6,7 +6,8 @@ arguments; core/ui/app.py); what they cannot do is here, numbered, with why and 
                           cancels that free a slot only when the work ends, the queue's door (404/429 sentences)
   4 (this module)        a new session builds no component config
   5 (server_seams)       uvicorn's header timeout and connection limits
-  7-10 (blocks_seams)    one sentence per event in the page's language (Blocks' data hooks); progress on one
+  7-10 (blocks_seams)    one sentence per event in the page's language (Blocks' data hooks, and what they read
+                          of BlockFunction and the session: check_inputs, unreadable); progress on one
                           output per tab (BlockFunction.show_progress_on); a bounded event history (the queue's
                           analytics); a queue slot lent while a request waits on a plugin (LocalContext,
                           EventQueue.current_concurrency)
@@ -37,9 +38,13 @@ from .blocks_seams import (  # noqa: F401 - the one door: every seam is reached 
     ANALYTICS_EVERY,
     LabBlocks,
     bound_analytics,
+    check_inputs,
     cpu_group_now,
+    field_names,
+    outputs_translated,
     progress_on_one_output,
     queue_lender,
+    unreadable,
 )
 from .server_seams import (  # noqa: F401
     CONNECTIONS,
