@@ -235,6 +235,10 @@ def test_the_event_internals_the_seams_use_are_where_they_were():
         "gradio.blocks.Blocks.process_api no longer calls self.preprocess_data"
     assert "self.postprocess_data(" in inspect.getsource(gradio.blocks.Blocks.process_api), \
         "gradio.blocks.Blocks.process_api no longer calls self.postprocess_data"
+    with gradio.Blocks() as blocks:
+        gradio.Button().click(lambda: None)
+    assert all(isinstance(fn, gradio.blocks.BlockFunction) for fn in blocks.fns.values()), \
+        "gradio.blocks.Blocks.fns (the events, read by progress_on_one_output and the tests) moved"
     fields = inspect.signature(gradio.blocks.BlockFunction).parameters
     for name in ("show_progress_on", "inputs", "outputs", "component_prop_inputs", "fn"):
         assert name in fields, f"gradio.blocks.BlockFunction.{name} moved"
