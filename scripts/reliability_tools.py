@@ -24,7 +24,7 @@ from urllib.parse import urlparse
 from loadtest_tools import free_port
 
 ROOT = Path(__file__).resolve().parent.parent
-APOLOGY = "Something went wrong computing this view; try other settings."
+APOLOGY = "Something went wrong computing this view; try other settings."  # core.ui.common.APOLOGY, as the page says it
 RAW = ("Traceback", "Could not preprocess", "Original error", "  File \"")
 
 

@@ -130,13 +130,6 @@ def test_trained_attention_endpoint_names_heads_from_measurements(client):
     assert "zebra" in note
 
 
-def test_the_queue_keeps_a_bounded_event_history_summarised_now_and_then(demo):
-    # Gradio's default re-summarises up to 10,000 past events with pandas after every event (~20 ms at
-    # 10,000 on this machine): a per-click cost that grows all day. The app bounds both.
-    queue = demo._queue
-    assert queue.ANALYTICS_MAX_EVENTS <= 1000 and queue.ANAYLTICS_CACHE_FREQUENCY >= 100
-
-
 def test_the_tabs_warm_their_defaults_after_start_up_cheapest_first(demo):
     from core.serve import views
     from core.ui import experiments_tab

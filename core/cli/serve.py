@@ -15,6 +15,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 def run(args: argparse.Namespace) -> int:
     os.environ["GRADIO_SERVER_NAME"], os.environ["GRADIO_SERVER_PORT"] = args.host, str(args.port)
+    os.environ.setdefault("GRADIO_ANALYTICS_ENABLED", "False")  # before gradio is imported, as app.py does
     from core.ui.app import build_demo, launch
 
     demo = build_demo()

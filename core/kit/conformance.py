@@ -14,6 +14,7 @@ from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 
 from ..config import AttentionConfig, ConfigError
+from ..proc import CORES
 from ..proc.sandbox import SandboxError, run_in_child
 from ..registry import STRICT_NOTE, strict
 from ..variant import Variant, one_line
@@ -22,7 +23,7 @@ from .guard import CheckFailed
 
 TIMEOUT = 20.0  # seconds one check may take: room for the slowest on a busy shared machine
 MEMORY_MB = 2048  # how much more memory one check's process may take
-WORKERS = 2  # checks run at once: one per core of the machine the lab targets
+WORKERS = CORES  # checks run at once: one per core of the machine the lab targets
 CANARY = "every setting the app offers"  # the first check that runs the plugin's forward and trace
 
 

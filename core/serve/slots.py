@@ -6,6 +6,7 @@ itself), so a semaphore of the same size bounds them instead; cached results nev
 A request for a plugin's variant waits on that plugin's worker process, maybe until its time limit:
 for that long its slot — the semaphore's, or the queue group's through the lender the server sets —
 goes to the next request, and comes back when the wait ends. A plugin that hangs slows nobody else.
+The queue's lender touches Gradio's internals, so it lives in core/ui/gradio_seams.py; build_demo sets it.
 """
 
 from __future__ import annotations
@@ -13,9 +14,10 @@ from __future__ import annotations
 import threading
 from collections.abc import Callable, Iterator
 from contextlib import AbstractContextManager, contextmanager
-from typing import Any
 
-SLOTS = 2
+from core.proc import CORES
+
+SLOTS = CORES
 Lender = Callable[[], AbstractContextManager]
 
 
@@ -68,32 +70,6 @@ class Slots:
         finally:
             with self._lock:
                 self.lent -= 1
-
-
-def queue_lender(group_now: Callable[[], Any], in_loop: Callable[[Callable[[], None]], Any]) -> Lender:
-    """A lender for a queue group that counts its running events (Gradio's `current_concurrency`): while the
-    wait lasts the group counts one fewer, so it starts the next event in line; then it counts it again.
-
-    group_now() finds the group of the event running in the calling thread (None outside an event);
-    in_loop(fn) runs fn where the queue itself changes that count (its event loop), so no update is lost."""
-
-    @contextmanager
-    def lend() -> Iterator[None]:
-        group = group_now()
-        if group is None:
-            yield
-            return
-        in_loop(lambda: _count(group, -1))
-        try:
-            yield
-        finally:
-            in_loop(lambda: _count(group, 1))
-
-    return lend
-
-
-def _count(group: Any, change: int) -> None:
-    group.current_concurrency += change
 
 
 CPU = Slots()

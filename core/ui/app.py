@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import html
 import importlib
 import logging
 import os
@@ -11,37 +10,24 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
-os.environ.setdefault("GRADIO_ANALYTICS_ENABLED", "False")  # no network at run time
-# Gradio's queue recomputes a pandas summary of up to 10,000 past events after EVERY event (for its
-# /monitoring page): a cost that grows with the server's age. Keep the last 1,000, summarised every 100.
-os.environ.setdefault("GRADIO_ANALYTICS_MAX_EVENTS", "1000")
-os.environ.setdefault("GRADIO_ANALYTICS_CACHE_FREQUENCY", "100")
-# Gradio's "run history" keeps every call's inputs and outputs in the browser's localStorage (up to 100), re-read
-# and re-written whole on every event: ~1 ms of the page's time per KB of outputs, growing with each click, and
-# a class's sentences left on shared machines. Off (the API's own /runs page is not part of the lab).
-os.environ.setdefault("GRADIO_RUN_HISTORY", "False")
+import anyio.from_thread
+import gradio as gr
+from fastapi.exceptions import RequestValidationError
+from fastapi.responses import JSONResponse
+from starlette.middleware import Middleware
 
-import anyio.from_thread  # noqa: E402
-import gradio as gr  # noqa: E402
-from fastapi.exceptions import RequestValidationError  # noqa: E402
-from fastapi.responses import JSONResponse  # noqa: E402
-from gradio.context import LocalContext  # noqa: E402
-from starlette.middleware import Middleware  # noqa: E402
+from core.lab.session import Lab
+from core.registry import Registry, load_registry
+from core.serve import clients
+from core.serve.errors import Sentences, bound_logs
+from core.serve.limits import MAX_BODY_BYTES, BodyLimit, invalid_request_sentence
+from core.serve.pages import PageCache
+from core.serve.plugins import AppLab
+from core.serve.slots import CPU
 
-from core.config import ConfigError  # noqa: E402
-from core.lab.session import Lab  # noqa: E402
-from core.registry import Registry, load_registry  # noqa: E402
-from core.serve import clients  # noqa: E402
-from core.serve.errors import Sentences, bound_logs  # noqa: E402
-from core.serve.limits import MAX_BODY_BYTES, BodyLimit, invalid_request_sentence  # noqa: E402
-from core.serve.pages import PageCache  # noqa: E402
-from core.serve.plugins import AppLab  # noqa: E402
-from core.serve.slots import CPU, queue_lender  # noqa: E402
-
-from . import gradio_seams, i18n  # noqa: E402
-from .common import APOLOGY, CPU_GROUP, Refused, never_raises, one_sentence  # noqa: E402
-from .inputs import check_inputs, unreadable  # noqa: E402
-from .localize import PAGE_LANG_JS, first_values_by_tab, inside, localize, outputs_translated  # noqa: E402
+from . import gradio_seams, i18n
+from .common import never_raises, serve_assets
+from .localize import PAGE_LANG_JS, first_values_by_tab, localize
 
 log = logging.getLogger("attention_lab.ui")
 
@@ -84,55 +70,13 @@ MAX_FILE_BYTES = 16_384  # no control takes a file: /gradio_api/upload gets almo
 DELETE_CACHE = (600, 3600)  # every 10 minutes, delete the files the app handed out more than an hour ago
 
 
-class LabBlocks(gr.Blocks):
-    """gr.Blocks whose every event answers a person in one sentence: values checked before Gradio reads them,
-    and no raw internal message (or traceback) ever reaches the page."""
-
-    async def preprocess_data(self, block_fn, inputs, state, explicit_call=False):
-        try:
-            inputs = check_inputs(block_fn, inputs, state)
-        except ConfigError as exc:
-            if getattr(block_fn.fn, "never_raises", False):  # unqueued: its handler pins the sentence
-                return [Refused(one_sentence(str(exc))) for _ in block_fn.inputs]
-            raise gr.Error(html.escape(one_sentence(str(exc)), quote=False), print_exception=False) from None
-        try:
-            return await super().preprocess_data(block_fn, inputs, state, explicit_call)
-        except gr.Error:
-            raise
-        except Exception as exc:  # a control these checks do not know, reading a value it cannot take
-            raise gr.Error(html.escape(unreadable(block_fn, inputs, exc), quote=False), print_exception=False) from None
-
-    async def postprocess_data(self, block_fn, predictions, state):
-        return await super().postprocess_data(block_fn, outputs_translated(block_fn, predictions), state)
-
-    async def process_api(self, *args, **kwargs):
-        with i18n.speaking(i18n.locale_of(kwargs.get("request"))):  # the page's language, for every sentence
-            try:
-                return await super().process_api(*args, **kwargs)
-            except gr.Error as exc:
-                sentence = html.escape(i18n.tr(html.unescape(one_sentence(exc.message))), quote=False)
-                if sentence == exc.message:
-                    raise
-                raise gr.Error(sentence, print_exception=False) from None
-            except Exception:  # a bug: logged here, one apology there, and the app keeps serving
-                log.exception("unexpected error in an event")
-                raise gr.Error(i18n.tr(APOLOGY), print_exception=False) from None
-
-
-def cpu_group_now():
-    """The CPU group of the app whose event runs in this thread (Gradio's queue), or None outside an event."""
-    queue = getattr(LocalContext.blocks.get(None), "_queue", None)
-    return getattr(queue, "event_queue_per_concurrency_id", {}).get(CPU_GROUP)
-
-
-# a request waiting on a plugin's worker lends its slot; the count changes in the queue's own event loop
-CPU.set_lender(queue_lender(cpu_group_now, anyio.from_thread.run_sync))
-
-
 def build_demo(registry: Registry | None = None) -> gr.Blocks:
     """The whole app as one Blocks; no network, no analytics."""
     ctx = AppContext(registry=registry or load_registry())
-    with LabBlocks(title="Attention Lab", analytics_enabled=False, delete_cache=DELETE_CACHE) as demo:
+    serve_assets()
+    # a request waiting on a plugin's worker lends its slot; the count changes in the queue's own event loop
+    CPU.set_lender(gradio_seams.queue_lender(gradio_seams.cpu_group_now, anyio.from_thread.run_sync))
+    with gradio_seams.LabBlocks(title="Attention Lab", analytics_enabled=False, delete_cache=DELETE_CACHE) as demo:
         gr.Markdown("# Attention Lab\nThe attention layer of GPT-style models, one stage at a time.")
         tabs = []
         with gr.Tabs(overflow_behavior="wrap"):  # every tab in sight on a laptop, none behind a "⋯" menu
@@ -147,39 +91,15 @@ def build_demo(registry: Registry | None = None) -> gr.Blocks:
                 tabs.append((ctx.tab, lang))
         _first_values_translated(tabs)
         demo.lab_texts = localize(demo)
-    _progress_on_one_output(demo, [tab for tab, _ in tabs])
-    for fn in demo.fns.values():  # an unqueued event that fails is an HTTP 500 the page never shows
-        if fn.fn is not None and not getattr(fn.fn, "never_raises", False):
-            fn.queue = True  # queued, its error reaches the page as a sentence
+    gradio_seams.progress_on_one_output(demo, [tab for tab, _ in tabs])  # one per tab: a click paints sooner
     if isinstance(ctx.lab, AppLab):
         ctx.warm[-1:-1] = [ctx.lab.guard.warm]  # start the plugins' workers; the training stays last
     demo.lab_warm = ctx.warm  # for launch(): the tabs' defaults, computed after the first page is served
     # A bounded queue that is the only way in: api_open=False closes the direct REST routes (/gradio_api/run/<name>)
     # to every queued event; the unqueued fast events stay (bounded by core.serve.slots). Issue #26.
     demo.queue(max_size=clients.QUEUED_MAX, api_open=False)
-    gradio_seams.install_queue(demo._queue)  # per-client share, fair order, cancels that free, a store that keeps
-    gradio_seams.install_sessions()  # a new session builds no component config
-    gradio_seams.install_server()  # header timeout and connection limits for the server launch() starts
+    gradio_seams.install(demo)  # per-client share, fair order, cheap sessions, the server's limits (see there)
     return demo
-
-
-def _progress_on_one_output(demo: gr.Blocks, tabs: list[gr.Tab]) -> None:
-    """A tab's events show their progress on one component: the tab's first text output a person sees (else
-    its first output a person sees). Gradio's page updates the loading status of every output any event has
-    had, at the start and the end of every event, each found by a walk of the page: with every output, a page
-    whose tabs had all been used took ~400 ms per click on the Attention tab; with one per tab, 150-235 ms
-    (docs/app.md)."""
-    fns = [fn for fn in demo.fns.values() if fn.fn is not None and fn.outputs and fn.show_progress_on is None]
-    outputs = {id(b) for fn in fns for b in fn.outputs}
-    target = {}
-    for tab in tabs:
-        shown = [b for b in inside(tab) if id(b) in outputs and b.visible is True
-                 and not isinstance(b, (gr.File, gr.JSON, gr.DownloadButton))]
-        light = [b for b in shown if isinstance(b, (gr.Textbox, gr.Markdown))]  # a drawn view costs more per walk
-        for b in inside(tab):
-            target[id(b)] = (light or shown or [None])[0]
-    for fn in fns:
-        fn.show_progress_on = [target.get(id(fn.outputs[0])) or fn.outputs[0]]
 
 
 def _first_values_translated(tabs: list[tuple[gr.Tab, gr.Textbox]]) -> None:
@@ -202,9 +122,12 @@ def launch_options(demo: gr.Blocks | None = None) -> dict[str, Any]:
         # the static text in English and Chinese; the page keeps its language in a cookie for the server
         "i18n": i18n.catalogue(getattr(demo, "lab_texts", set())),
         "head": i18n.LANG_SCRIPT,
-        "run_history": False,  # see GRADIO_RUN_HISTORY above
+        # Gradio's run history keeps every call's inputs and outputs in the browser's localStorage (up to 100),
+        # re-read and re-written whole on every event: ~1 ms of the page's time per KB of outputs, growing with
+        # each click, and a class's sentences left on shared machines. Off (the API's /runs page is not the lab's).
+        "run_history": False,
         # gr.Error messages (one escaped sentence each) reach the page either way; any other exception's
-        # text never does: LabBlocks turns it into one apology, and show_error=False keeps it from the page
+        # text never does: gradio_seams.LabBlocks turns it into one apology, and show_error=False keeps it from the page
         "show_error": False,
         "state_session_capacity": SESSIONS_KEPT,
         "max_file_size": MAX_FILE_BYTES,

@@ -3,11 +3,10 @@
 from __future__ import annotations
 
 import json
-import logging
 
 import gradio as gr
 
-from core.config import ConfigError, Option
+from core.config import Option
 from core.lab.text import EXAMPLES
 from core.serve import views
 
@@ -17,15 +16,12 @@ from .common import (
     CPU_LIMIT,
     api_accordion,
     export_button,
-    never_raises,
     problem_box,
-    sentence_not_error,
     user_errors,
     view,
 )
 from .inputs import options_json
 
-log = logging.getLogger(__name__)
 TITLE = "Attention"
 SENTENCE = "The cat sat on the mat because it was tired"  # the first view (and the /attention default)
 D_MODELS = [4, 8, 16, 32, 64]
@@ -130,22 +126,16 @@ def build(ctx) -> None:
         v = views.attention(ctx.lab, sentence, variant, causal, scaled, n_heads, d_model, seed, options)
         return v.heatmaps, v.mask, v.check, v.note, v.payload
 
-    @never_raises
     def api_panel_filled(shown_now, *values):
         """The API panel's note and JSON for the view on the page, while the panel is open (a setting the view
-        refused is said by the problem box: the panel keeps the last view's)."""
+        refuses is said in the problem box, as the view's own event says it)."""
         if isinstance(shown_now, str) and shown_now.startswith("open"):
-            try:
-                v = views.attention(ctx.lab, *values)
-                return v.note, v.payload
-            except (ConfigError, ValueError, TypeError):
-                pass
-            except Exception:  # a bug: logged, the page keeps serving
-                log.exception("the API panel of the Attention tab")
+            v = views.attention(ctx.lab, *values)
+            return v.note, v.payload
         return gr.skip(), gr.skip()
 
     def draw(*values):
-        """The page's own call: the same view, one round trip, a mistake as a sentence (see sentence_not_error)."""
+        """The page's own call: the same view, one round trip, a mistake as a sentence (user_errors(unqueued=))."""
         return shown(views.attention(ctx.lab, *values))
 
     def with_options(data: dict):
@@ -167,18 +157,18 @@ def build(ctx) -> None:
                 show_progress_on=[problem],  # no progress shown: its status on the lightest output
                 preprocess=False)  # raw values: views.attention checks them and says what is wrong in a sentence
     drawn = [gr.on([sentence.change, causal.change, scaled.change, n_heads.change, d_model.change, seed.change,
-                    options.input, options.blur], sentence_not_error(draw, len(outputs)), inputs,
+                    options.input, options.blur], user_errors(draw, unqueued=len(outputs)), inputs,
                    [*outputs, problem], **fast)]  # (options.change would redraw what the events below write)
     # a variant picked (its .change: a Dropdown's .input fires twice per pick) or one of its controls moved
     triggers = [variant.change, *(c.input if isinstance(c, gr.Slider) else c.change for c in flat_controls)]
-    drawn.append(gr.on(triggers, sentence_not_error(with_options, len([options, *outputs])),
+    drawn.append(gr.on(triggers, user_errors(with_options, unqueued=len([options, *outputs])),
                        {variant, *inputs, *flat_controls}, [options, *outputs, problem], **fast))
     # The API panel follows the page only while it is open (the page decides: no round trip while closed).
     api_panel.expand(None, None, api_shown, js="() => 'open ' + Date.now()")
     api_panel.collapse(None, None, api_shown, js="() => 'closed'")
     for event in drawn:
         event.then(None, api_shown, api_shown, js="(s) => s.startsWith('open') ? 'open ' + Date.now() : undefined")
-    api_shown.change(api_panel_filled, [api_shown, *inputs], [note, payload], **fast)
+    api_shown.change(user_errors(api_panel_filled, unqueued=2), [api_shown, *inputs], [note, payload, problem], **fast)
     variant.change(None, variant, [n_heads, scaled, about, *groups], js=_switch_js(registry, names))
     for button, example in zip(examples, EXAMPLES, strict=True):  # set in the page: one round trip, not two
         button.click(None, None, sentence, js=f"() => {json.dumps(example)}", queue=False)

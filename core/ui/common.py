@@ -5,6 +5,7 @@ from __future__ import annotations
 import dataclasses
 import functools
 import html
+import inspect
 import logging
 import re
 
@@ -13,6 +14,7 @@ import gradio as gr
 from core.config import ConfigError
 from core.render import web
 from core.serve import exports
+from core.serve.slots import SLOTS
 
 log = logging.getLogger("attention_lab.ui")
 
@@ -23,7 +25,7 @@ log = logging.getLogger("attention_lab.ui")
 # A request for a plugin's variant that waits on the plugin's worker process lends its slot to the
 # next request meanwhile (core.serve.slots, wired in app.py): a plugin that hangs slows nobody else.
 CPU_GROUP = "lab-cpu"
-CPU_LIMIT = 2
+CPU_LIMIT = SLOTS  # one per core: core.proc.CORES, the one count
 # Training experiments take 10-20 s of CPU each, in a worker process. They have their own group, so
 # they never hold the CPU group's slots while a class waits for heatmaps. Inside it, one run trains at
 # a time and each visitor (address) may have one training waiting or running (core.serve.runs); a finished run
@@ -38,7 +40,10 @@ API = "For scripts (API)"  # the accordion on each tab that holds what a script 
 EXPORT = "PNG for a worksheet"
 EXPORTED = "PNG of this view"
 
-gr.set_static_paths([web.ASSETS])  # the views' JS and CSS, served by the app itself (never a CDN)
+
+def serve_assets() -> None:
+    """The views' JS and CSS, served by the app itself (never a CDN); build_demo calls it (imports do no work)."""
+    gr.set_static_paths([web.ASSETS])
 
 
 def view(value=None, elem_id: str | None = None, **kwargs) -> gr.HTML:
@@ -75,8 +80,37 @@ def one_sentence(message: str) -> str:
     return text
 
 
-def user_errors(fn):
-    """Turn a person's mistake into gr.Error with one escaped sentence (at most ~200 characters); a bug into an apology."""
+def sentence_of(exc: BaseException, where: str) -> str:
+    """The one way a failure becomes what a person reads: a mistake's own sentence; a bug's apology (logged)."""
+    if isinstance(exc, gr.Error):
+        return html.unescape(one_sentence(exc.message))
+    if isinstance(exc, ConfigError):
+        return one_sentence(str(exc))
+    log.error("unexpected error in %s", where, exc_info=exc)  # a bug: logged, the app keeps serving
+    return APOLOGY
+
+
+def user_errors(fn=None, *, unqueued: int | None = None):
+    """The one wrapper that turns a handler's failure into one sentence: a gr.Error toast (queued events); with
+    unqueued=N, the sentence in a problem box after the N outputs, which keep the last drawing (an event that
+    skips the queue, one round trip instead of three, cannot show a toast; the public API keeps a queued one)."""
+    if fn is None:
+        return functools.partial(user_errors, unqueued=unqueued)
+    if unqueued is not None:
+        @functools.wraps(fn)
+        def said(*args):
+            return _said(fn, unqueued, *args)
+        return never_raises(said)
+    if inspect.isgeneratorfunction(fn):
+        @functools.wraps(fn)
+        def steps(*args, **kwargs):
+            try:
+                yield from fn(*args, **kwargs)
+            except gr.Error:
+                raise
+            except Exception as exc:
+                raise _toast(exc, fn) from None
+        return steps
 
     @functools.wraps(fn)
     def wrapper(*args, **kwargs):
@@ -84,17 +118,30 @@ def user_errors(fn):
             return fn(*args, **kwargs)
         except gr.Error:
             raise
-        except ConfigError as exc:
-            raise gr.Error(html.escape(one_sentence(str(exc)), quote=False), print_exception=False) from None
-        except Exception:  # a bug: log it, keep serving, never show a traceback
-            log.exception("unexpected error in %s", fn.__name__)
-            raise gr.Error(APOLOGY, print_exception=False) from None
+        except Exception as exc:
+            raise _toast(exc, fn) from None
 
     return wrapper
 
 
+def _toast(exc: Exception, fn) -> gr.Error:
+    return gr.Error(html.escape(sentence_of(exc, fn.__name__), quote=False), print_exception=False)
+
+
+def _said(fn, n_outputs: int, *args):
+    kept = tuple(gr.skip() for _ in range(n_outputs))
+    values = [*args, *(v for a in args if isinstance(a, dict) for v in a.values())]  # (a dict: inputs by component)
+    refused = next((v for v in values if isinstance(v, Refused)), None)
+    if refused is not None:  # a value its control cannot hold (a hand-made request): said, not computed
+        return (*kept, refused.sentence)
+    try:
+        out = tuple(fn(*args))
+    except Exception as exc:
+        return (*kept, sentence_of(exc, fn.__name__))
+    return (*out, gr.skip() if out == kept else "")  # nothing new drawn: nothing to say either
+
+
 PROBLEM = "Not redrawn"  # the label of the sentence that says why a setting could not be drawn
-APOLOGY = "Something went wrong computing this view; try other settings."
 
 
 def problem_box(elem_id: str) -> gr.Textbox:
@@ -103,29 +150,6 @@ def problem_box(elem_id: str) -> gr.Textbox:
     a walk over its components."""
     return gr.Textbox(label=PROBLEM, interactive=False, elem_id=elem_id, placeholder=" ",
                       elem_classes=["al-problem"])
-
-
-def sentence_not_error(fn, n_outputs: int):
-    """For events that skip Gradio's queue (one round trip instead of three): such an event cannot show an
-    error toast, so a person's mistake comes back as a sentence in the problem box (the last outputs), the
-    other outputs untouched. The public API keeps the queued event, whose errors are gr.Error."""
-
-    @functools.wraps(fn)
-    def wrapper(*args):
-        values = [*args, *(v for a in args if isinstance(a, dict) for v in a.values())]  # (a dict: inputs by component)
-        refused = next((v for v in values if isinstance(v, Refused)), None)
-        if refused is not None:  # a value its control cannot hold (a hand-made request): said, not computed
-            return (*(gr.skip() for _ in range(n_outputs)), refused.sentence)
-        try:
-            return (*fn(*args), "")
-        except (ConfigError, ValueError, TypeError) as exc:
-            sentence = one_sentence(str(exc))
-        except Exception:  # a bug: log it, keep serving, never show a traceback
-            log.exception("unexpected error in %s", fn.__name__)
-            sentence = APOLOGY
-        return (*(gr.skip() for _ in range(n_outputs)), sentence)
-
-    return never_raises(wrapper)
 
 
 @dataclasses.dataclass(frozen=True)

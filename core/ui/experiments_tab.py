@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import html
-import logging
 from collections.abc import Iterator
 
 import gradio as gr
@@ -12,10 +10,9 @@ from core.lab import experiments as ex
 from core.serve import clients
 from core.serve.experiments import chart, shared_mask_experiment, shared_scale_experiment, warm
 
-from .common import TRAINING_GROUP, TRAINING_LIMIT, api_accordion, export_button, view
+from .common import TRAINING_GROUP, TRAINING_LIMIT, api_accordion, export_button, user_errors, view
 
 TITLE = "Experiments"
-log = logging.getLogger("attention_lab.ui")
 MASK_INTRO = """### (a) Train with and without the causal mask
 Two identical one-layer GPTs learn to predict the next word of the synthetic corpus, on the same
 batches. One has the causal mask; the other lets every position see the whole window,
@@ -27,13 +24,6 @@ Two one-layer, one-head models with a wide head (`head_dim` = 256) start from un
 queries and keys. Their dot products then have variance ≈ d: without the division the softmax
 is nearly one-hot from the first step (max weight ≈ 1, entropy ≈ 0), and the gradient that
 reaches its input is small, so attention learns slowly. Scaled scores keep variance ≈ 1."""
-
-
-def _fail(exc: Exception) -> gr.Error:
-    if isinstance(exc, ValueError):
-        return gr.Error(html.escape(str(exc), quote=False), print_exception=False)
-    log.exception("experiment failed")
-    return gr.Error("The experiment failed; try other settings.", print_exception=False)
 
 
 def _words(s: dict, cached: bool) -> str:
@@ -65,31 +55,27 @@ def _snapshots(runs, total: int, progress) -> Iterator[tuple[ex.MaskRun | ex.Sca
         yield run, cached
 
 
+@user_errors
 def run_mask(steps: float = ex.MaskParams.steps, seed: float = 0, request: gr.Request = None,
              progress=gr.Progress()):
     """Train both models; yields the growing figure. JSON: final losses, samples, seconds."""
-    try:
-        steps, seed = ex.check_params("mask", steps, seed)
-        p = ex.MaskParams(steps=steps, seed=seed)
-        for run, cached in _snapshots(shared_mask_experiment(p, session=_session(request)), p.steps, progress):
-            s = ex.mask_summary(run)
-            yield (chart("mask", run), _words(s, cached), run.samples.get("masked", ""),
-                   run.samples.get("unmasked", ""), {**s, "cached": cached})
-    except Exception as exc:
-        raise _fail(exc) from None
+    steps, seed = ex.check_params("mask", steps, seed)
+    p = ex.MaskParams(steps=steps, seed=seed)
+    for run, cached in _snapshots(shared_mask_experiment(p, session=_session(request)), p.steps, progress):
+        s = ex.mask_summary(run)
+        yield (chart("mask", run), _words(s, cached), run.samples.get("masked", ""),
+               run.samples.get("unmasked", ""), {**s, "cached": cached})
 
 
+@user_errors
 def run_scale(steps: float = ex.ScaleParams.steps, seed: float = 0, request: gr.Request = None,
               progress=gr.Progress()):
     """Train the scaled and unscaled models; yields the growing figures. JSON: final statistics."""
-    try:
-        steps, seed = ex.check_params("scale", steps, seed)
-        p = ex.ScaleParams(steps=steps, seed=seed)
-        for run, cached in _snapshots(shared_scale_experiment(p, session=_session(request)), p.steps, progress):
-            s = ex.scale_summary(run)
-            yield chart("scale", run), _scale_words(s, cached), {**s, "cached": cached}
-    except Exception as exc:
-        raise _fail(exc) from None
+    steps, seed = ex.check_params("scale", steps, seed)
+    p = ex.ScaleParams(steps=steps, seed=seed)
+    for run, cached in _snapshots(shared_scale_experiment(p, session=_session(request)), p.steps, progress):
+        s = ex.scale_summary(run)
+        yield chart("scale", run), _scale_words(s, cached), {**s, "cached": cached}
 
 
 def _session(request: gr.Request | None) -> str | None:

@@ -1,8 +1,18 @@
-"""Every Gradio (and uvicorn) internal the lab changes, in one place, each with the documented behaviour it changes.
+"""The one door: every Gradio (and uvicorn) internal the lab relies on, each with the documented behaviour it changes.
 
-Gradio's documented knobs come first (`Blocks.queue(max_size=..., api_open=False)`, core/ui/app.py); what they
-cannot do is here. tests/test_gradio_seams.py exercises each seam against the pinned Gradio and fails naming
-the internal that moved. Issue #26: one client must not be able to stop, fill or out-wait the class.
+Gradio's documented knobs come first (`Blocks.queue(max_size=..., api_open=False)`, launch options, event
+arguments; core/ui/app.py); what they cannot do is here, numbered, with why and what it measured:
+  1-3, 6 (this module)   the queue: a store that keeps waiting sessions, a per-client share in fair order,
+                          cancels that free a slot only when the work ends, the queue's door (404/429 sentences)
+  4 (this module)        a new session builds no component config
+  5 (server_seams)       uvicorn's header timeout and connection limits
+  7-10 (blocks_seams)    one sentence per event in the page's language (Blocks' data hooks, and what they read
+                          of BlockFunction and the session: check_inputs, unreadable); progress on one
+                          output per tab (BlockFunction.show_progress_on); a bounded event history (the queue's
+                          analytics); a queue slot lent while a request waits on a plugin (LocalContext,
+                          EventQueue.current_concurrency)
+install(demo) puts them in place (build_demo); tests/test_gradio_seams.py exercises each against the pinned Gradio
+and fails naming the internal that moved. Nothing else in core/ names a Gradio internal. Issues #21, #26.
 """
 
 from __future__ import annotations
@@ -11,26 +21,41 @@ import asyncio
 import inspect
 import os
 import re
-import types
 from collections import Counter, OrderedDict
 from copy import copy
 from typing import Any
 from urllib.parse import parse_qs
 
-import gradio.http_server
 import gradio.state_holder
-import uvicorn
 from fastapi import HTTPException
 from gradio.queueing import Queue
 from gradio.utils import LRUCache
-from uvicorn.protocols.http.h11_impl import H11Protocol
 
 from core.serve import clients
 
-HEADER_SECONDS = 10.0  # a request's line and headers must arrive within this (slowloris)
-KEEP_ALIVE_SECONDS = 5  # uvicorn's documented default, said out loud
-CONNECTIONS = 800  # uvicorn's limit_concurrency: connections + tasks at once, past it a 503 (ulimit -n is larger)
-HEADER_BYTES = 16_384  # uvicorn's h11_max_incomplete_event_size: a request line + headers bigger than this is a 400
+from .blocks_seams import (  # noqa: F401 - the one door: every seam is reached from here
+    ANALYTICS_EVENTS,
+    ANALYTICS_EVERY,
+    LabBlocks,
+    bound_analytics,
+    check_inputs,
+    cpu_group_now,
+    field_names,
+    outputs_translated,
+    progress_on_one_output,
+    queue_lender,
+    unreadable,
+)
+from .server_seams import (  # noqa: F401
+    CONNECTIONS,
+    HEADER_BYTES,
+    HEADER_SECONDS,
+    KEEP_ALIVE_SECONDS,
+    HeaderTimeout,
+    LabConfig,
+    install_server,
+)
+
 _held: set[asyncio.Task] = set()  # shielded jobs still computing after their cancel (kept referenced)
 
 
@@ -214,62 +239,12 @@ def install_sessions() -> None:
     gradio.state_holder.SessionState = LazySessionState  # StateHolder.__getitem__ builds it by this name
 
 
-# --- 5. Header timeout and connection limits (gradio.http_server.start_server builds uvicorn.Config itself) ---
-# Documented: launch() takes no uvicorn settings. Here gradio.http_server sees a uvicorn whose Config carries the
-# lab's limits, and whose h11 protocol closes a connection whose request line and headers take > HEADER_SECONDS.
-
-class HeaderTimeout(H11Protocol):
-    """uvicorn's h11 protocol, with a deadline for each request's headers."""
-
-    def connection_made(self, transport) -> None:  # type: ignore[override]
-        super().connection_made(transport)
-        self._arm()
-
-    def _arm(self) -> None:
-        self._header_timer = self.loop.call_later(HEADER_SECONDS, self._too_slow)
-
-    def _too_slow(self) -> None:
-        if self.cycle is None or self.cycle.response_complete:
-            self.transport.close()  # nothing answered: a slowloris, or an idle half-request
-
-    def handle_events(self) -> None:
-        before = self.cycle
-        super().handle_events()
-        if self.cycle is not before and self.cycle is not None:
-            self._header_timer.cancel()  # the headers are in
-
-    def on_response_complete(self) -> None:
-        super().on_response_complete()
-        if not self.transport.is_closing():
-            self._header_timer.cancel()
-            self._arm()  # the next request on this connection gets its own deadline
-
-    def connection_lost(self, exc) -> None:
-        self._header_timer.cancel()
-        super().connection_lost(exc)
-
-
-class LabConfig(uvicorn.Config):
-    """uvicorn.Config with the lab's limits (the caller's own settings win)."""
-
-    def __init__(self, app: Any, **kwargs: Any) -> None:
-        kwargs.setdefault("http", HeaderTimeout)
-        kwargs.setdefault("timeout_keep_alive", KEEP_ALIVE_SECONDS)
-        kwargs.setdefault("limit_concurrency", CONNECTIONS)
-        kwargs.setdefault("h11_max_incomplete_event_size", HEADER_BYTES)
-        super().__init__(app, **kwargs)  # (configures uvicorn's loggers anew)
-        from core.serve.errors import bound_logs
-
-        bound_logs()  # then each distinct line once a minute
-
-
-def install_server() -> None:
-    if getattr(gradio.http_server.uvicorn, "Config", None) is LabConfig:
-        return
-    shim = types.ModuleType("uvicorn")
-    shim.__dict__.update(vars(uvicorn))
-    shim.Config = LabConfig
-    gradio.http_server.uvicorn = shim  # only Gradio's start_server sees it
+def install(demo: Any) -> None:
+    """Every seam, for an app whose queue is set (build_demo): the queue's, the sessions', the server's."""
+    install_queue(demo._queue)
+    bound_analytics(demo._queue)
+    install_sessions()
+    install_server()
 
 
 # --- 6. The queue's door (Queue.pending_messages_per_session, .event_ids_to_events; the share of 2.) ---

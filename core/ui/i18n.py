@@ -18,7 +18,6 @@ from functools import lru_cache
 from typing import Any
 
 import gradio as gr
-from gradio.i18n import I18nData
 
 from .zh_cn import EXACT, KEEP, PHRASES, TEMPLATES
 
@@ -180,19 +179,20 @@ def key(text: str) -> str:
 
 
 _ENGLISH: dict[str, str] = {}  # key -> its English text
+KEYS = gr.I18n()  # documented: calling a gr.I18n makes a key the page translates (its texts: catalogue())
 
 
 def static(text: Any) -> Any:
     """A static English text as a translation key the page resolves; anything else unchanged."""
     if isinstance(text, str) and re.search(r"[A-Za-z]", text) and not text.startswith("__i18n__"):
         _ENGLISH[key(text)] = text
-        return I18nData(key(text))
+        return KEYS(key(text))
     return text
 
 
 def english(value: Any) -> Any:
     """The English text behind a translation key (a label read by code, not by a person); anything else unchanged."""
-    return _ENGLISH.get(value.key, value) if isinstance(value, I18nData) else value
+    return _ENGLISH.get(getattr(value, "key", None), value) if not isinstance(value, str) else value
 
 
 def catalogue(texts: set[str]) -> gr.I18n:

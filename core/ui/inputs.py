@@ -1,4 +1,5 @@
-"""Every value an event receives, checked against the control it is for, before Gradio's own reading of it.
+"""Every value an event receives, checked against the control it is for, before Gradio's own reading of it
+(by core/ui/blocks_seams.py, which hands each value to check_value).
 
 Gradio answers a bad value in its own words: several paragraphs, the whole input echoed back, no field
 name ("Value 9 is greater than maximum value 8."). These checks answer first, in one sentence that names
@@ -9,33 +10,15 @@ it in the session.
 from __future__ import annotations
 
 import json
-import re
 from collections.abc import Iterable
 from typing import Any
 
 import gradio as gr
 
 from core.config import ConfigError, Option, choices_text, excerpt, named
+from core.lab.session import switch
 from core.lab.text import KEPT_CHARS as TEXT_CAP
 from core.lab.text import text_field
-
-
-def check_inputs(block_fn: Any, inputs: list[Any], state: Any = None) -> list[Any]:
-    """The event's raw values, each checked against its control (texts cut to TEXT_CAP); ConfigError otherwise."""
-    blocks = list(block_fn.inputs)
-    names = field_names(block_fn)
-    if len(inputs) < len(blocks):
-        sent = "1 value" if len(inputs) == 1 else f"{len(inputs)} values"
-        raise ConfigError(f"this request sends {sent}, but the event takes {len(blocks)}: {', '.join(names)}")
-    checked = list(inputs)
-    props = set(getattr(block_fn, "component_prop_inputs", []) or [])
-    for i, (block, name) in enumerate(zip(blocks, names, strict=True)):
-        if i in props or getattr(block, "stateful", False):
-            continue
-        if state is not None and block._id in state:
-            block = state[block._id]  # this session's copy: a slider whose range an event changed
-        checked[i] = check_value(block, name, inputs[i])
-    return checked
 
 
 def check_value(block: Any, name: str, value: Any) -> Any:
@@ -50,9 +33,7 @@ def check_value(block: Any, name: str, value: Any) -> Any:
     if isinstance(block, (gr.Slider, gr.Number)):
         return _number(block, name, value)
     if isinstance(block, gr.Checkbox):
-        if not isinstance(value, bool):
-            raise ConfigError(f"{named(name, value)} must be true or false")
-        return value
+        return switch(name, value)  # the library's own check (make_request's), one sentence for both
     if isinstance(block, (gr.Dropdown, gr.Radio)):
         return _choice(block, name, value)
     if isinstance(block, gr.Textbox):
@@ -92,34 +73,6 @@ def _choice(block: Any, name: str, value: Any) -> Any:
     shown = [excerpt(v, 20) if isinstance(v, str) else str(v) for v in values[:8]]
     more = " or another listed choice" if len(values) > len(shown) else ""
     raise ConfigError(f"{named(name, value)} is not one of the choices; choose {choices_text(shown)}{more}")
-
-
-def field_names(block_fn: Any) -> list[str]:
-    """What to call each input in a sentence: the API's parameter name, else the control's label."""
-    params = list(getattr(block_fn, "input_parameter_names", None) or [])
-    names = []
-    for i, block in enumerate(block_fn.inputs):
-        param = params[i] if i < len(params) and not isinstance(block, gr.Dataset) else None  # Gradio's own fn
-        names.append(param or _label(block) or f"input {i}")
-    return names
-
-
-def _label(block: Any) -> str:
-    """A control's label up to its first explanation: "heads (n_heads; must divide d_model)" -> "heads"."""
-    label = getattr(block, "label", None)
-    if not isinstance(label, str):
-        return getattr(block, "elem_id", None) or ""
-    return label.split(" (")[0].split(":")[0].strip()
-
-
-def unreadable(block_fn: Any, inputs: list[Any], exc: Exception) -> str:
-    """Gradio's own "Could not preprocess input component at index N ..." as one sentence naming that field."""
-    found = re.search(r"at index (\d+)", str(exc))
-    names = field_names(block_fn)
-    if found and int(found.group(1)) < len(names):
-        i = int(found.group(1))
-        return f"{named(names[i], inputs[i])} is not a value this control takes; send one like the page does"
-    return "One of the values sent is not one the controls take; send them as the page does"
 
 
 def options_json(spec: Iterable[Option], values: Iterable[Any]) -> str:

@@ -73,20 +73,6 @@ def _walk(value: Any) -> Any:
     return value
 
 
-def outputs_translated(block_fn: Any, predictions: Any) -> Any:
-    """An event's outputs (a list, a tuple or a dict by component) in the request's language."""
-    if i18n.current() == "en":
-        return predictions
-    outputs = list(block_fn.outputs)
-    if isinstance(predictions, dict):
-        return {b: translated(b, v) for b, v in predictions.items()}
-    if isinstance(predictions, (list, tuple)) and len(predictions) == len(outputs):
-        return type(predictions)(translated(b, v) for b, v in zip(outputs, predictions, strict=True))
-    if len(outputs) == 1:
-        return translated(outputs[0], predictions)
-    return predictions
-
-
 # What a page in another language runs to learn it, when it first shows a tab (<html lang> is Gradio's).
 PAGE_LANG_JS = """() => ((document.documentElement.lang || navigator.language || "en").toLowerCase()
   .startsWith("zh") ? "zh-CN" : "en")"""

@@ -86,7 +86,6 @@ EXACT: dict[str, str] = {
     "served from the cache": "直接取自缓存",
     "served from the cache.": "直接取自缓存。",
     "Stopped: not cached.": "已停止：不写入缓存。",
-    "The experiment failed; try other settings.": "实验失败了；请换一组设置再试。",
     # ---- Plugins tab statuses
     "ok": "正常",
     "(none)": "（无）",
