@@ -20,7 +20,7 @@ $(BIN)/python:
 # reached, pip would retry it for every package it resolves (minutes): install without it, torch then coming
 # from pip's own configuration (its index, a wheel folder).
 TORCH_INDEX := $(shell sed -n 's/^--extra-index-url //p' requirements.txt)
-REACHABLE = $(BIN)/python -c "import sys, urllib.request as u; u.urlopen(u.Request(sys.argv[1], method='HEAD'), timeout=5)" $(1) 2>/dev/null
+REACHABLE = $(BIN)/python scripts/reachable.py $(1)
 
 $(STAMP): $(BIN)/python requirements.txt pyproject.toml
 	@if [ -z "$(TORCH_INDEX)" ] || $(call REACHABLE,$(TORCH_INDEX)/torch/); then \
