@@ -52,10 +52,10 @@ def registry():
     return load_registry(entry_points=False, plugins=[attention_lab_alibi])
 
 
-def _gpt(registry, variant, options, context_length=80, positions="learned", **kw) -> GPT:
+def _gpt(registry, variant, options, context_length=80, positions="learned", n_layers=3, **kw) -> GPT:
     """A small GPT with weights wide enough (std 0.2) that attention is peaked: a wrong key shows in the logits."""
     torch.manual_seed(0)
-    config = GPTConfig(vocab_size=40, context_length=context_length, d_model=32, n_heads=4, n_layers=3,
+    config = GPTConfig(vocab_size=40, context_length=context_length, d_model=32, n_heads=4, n_layers=n_layers,
                        variant=variant, options=options, positions=positions, **kw)
     model = GPT(config, registry=registry).eval()
     with torch.no_grad():

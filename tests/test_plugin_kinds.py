@@ -7,11 +7,13 @@ import torch
 
 from core import AttentionConfig, ConfigError, load_registry
 from core.lab.tiny import one_thread
-from core.model import GPT, GPTConfig
+from core.model import GPT
 from core.probes import check_variant
 from core.seeding import seeded_init
 from tests.plugin_zoo import VARIANTS, DifferentialAttention, Zoo
+from tests.test_kv_cache import _gpt as small_gpt
 
+pytest_plugins = ["core.testing"]  # plugin_registry, also when this file runs alone
 STEPS, TOL = 64, 1e-5
 KINDS = [("l2-attention", {}), ("sigmoid-attention", {}), ("top-k-attention", {"top_k": 2}), ("t5-bias", {}),
          ("kernel-attention", {"kernel": "elu"}), ("kernel-attention", {"kernel": "relu"}), ("diff-attention", {})]
@@ -29,17 +31,9 @@ def zoo(plugin_registry):
     return plugin_registry(Zoo())
 
 
-def _gpt(registry, variant, options, **kw) -> GPT:
-    """Weights wide enough (std 0.2) that attention is peaked: a wrong key shows in the logits."""
-    torch.manual_seed(0)
-    config = GPTConfig(vocab_size=40, context_length=80, d_model=32, n_heads=4, n_layers=2, variant=variant,
-                       options=options, **kw)
-    model = GPT(config, registry=registry).eval()
-    with torch.no_grad():
-        for p in model.parameters():
-            if p.dim() > 1:
-                p.normal_(0.0, 0.2)
-    return model
+def _gpt(registry, variant, options) -> GPT:
+    """The cache tests' small peaked GPT, two layers."""
+    return small_gpt(registry, variant, options, n_layers=2)
 
 
 @pytest.mark.parametrize("variant, options", KINDS, ids=[f"{v}-{'-'.join(map(str, o.values()))}" for v, o in KINDS])

@@ -9,11 +9,12 @@ with its traceback. `OncePerMinute` is the logging filter that bounds the log un
 from __future__ import annotations
 
 import asyncio
-import json
 import logging
 import threading
 import time
 from typing import Any
+
+from .limits import answer
 
 log = logging.getLogger("attention_lab.http")
 MAX_URL_BYTES = 8192  # path + query; the lab's longest real URL is a few hundred bytes
@@ -91,13 +92,6 @@ def _innermost(exc: BaseException) -> str:
     if type(exc).__name__ == "HTTPException":
         return f"HTTPException {getattr(exc, 'status_code', '')}"
     return type(exc).__name__
-
-
-async def answer(send: Any, status: int, sentence: str) -> None:
-    body = json.dumps({"detail": sentence}).encode()
-    await send({"type": "http.response.start", "status": status,
-                "headers": [(b"content-type", b"application/json"), (b"content-length", str(len(body)).encode())]})
-    await send({"type": "http.response.body", "body": body})
 
 
 class OncePerMinute(logging.Filter):

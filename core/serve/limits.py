@@ -27,7 +27,7 @@ class BodyLimit:
             return
         length = dict(scope.get("headers") or []).get(b"content-length")
         if length is not None and (not length.isdigit() or int(length) > self.max_bytes):
-            await _answer(send, 413, TOO_LARGE)
+            await answer(send, 413, TOO_LARGE)
             return
         received, started, refused = 0, False, False
 
@@ -42,7 +42,7 @@ class BodyLimit:
                 if received > self.max_bytes:
                     refused = True
                     if not started:
-                        await _answer(send, 413, TOO_LARGE)
+                        await answer(send, 413, TOO_LARGE)
                     return {"type": "http.disconnect"}
             return message
 
@@ -56,7 +56,8 @@ class BodyLimit:
         await self.app(scope, counted, watched)
 
 
-async def _answer(send: Any, status: int, sentence: str) -> None:
+async def answer(send: Any, status: int, sentence: str) -> None:
+    """A whole HTTP response from an ASGI middleware: the status and {"detail": sentence} as JSON."""
     body = json.dumps({"detail": sentence}).encode()
     await send({"type": "http.response.start", "status": status,
                 "headers": [(b"content-type", b"application/json"), (b"content-length", str(len(body)).encode())]})
