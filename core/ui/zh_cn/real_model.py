@@ -6,9 +6,9 @@ EXACT: dict[str, str] = {
     "scaling or zero\nsome heads: the change reaches **every layer**, and the model's predictions say what it cost — "
     "the\nlikeliest next words and the sentence's loss in bits per token, intact beside broken. GPT-2 is here when\n"
     "the app names one (`ATTENTION_LAB_GPT2`, docs/app.md); the tiny model trained here always is.":
-        "### 弄坏一个真实模型\n一个训练好的模型，你的句子上的每一层、每一个头。去掉因果掩码、去掉 √d 缩放，或者把\n"
-        "某些头置零：改动会作用到**每一层**，而模型的预测会说明代价——最可能的下一个词，以及这个句子\n"
-        "每个词元的损失（比特），完好的和弄坏的并排。应用指定了 GPT-2 时（`ATTENTION_LAB_GPT2`，见\n"
+        "### 弄坏一个真实模型\n一个训练好的模型，你的句子上的每一层、每一个头。去掉因果掩码、去掉 √d 缩放，或者把"
+        "某些头置零：改动会作用到**每一层**，而模型的预测会说明代价——最可能的下一个词，以及这个句子"
+        "每个词元的损失（比特），完好的和弄坏的并排。应用指定了 GPT-2 时（`ATTENTION_LAB_GPT2`，见"
         "docs/app.md）这里就有 GPT-2；在这里训练的小模型一直都在。",
     "heads to zero: a JSON list of [layer, head], e.g. [[0, 1], [5, 3]]": "要置零的头：[层, 头] 的 JSON 列表，例如 [[0, 1], [5, 3]]",
     "The likeliest next words after the sentence": "句子之后最可能的下一个词",
