@@ -26,6 +26,8 @@ THREE_WAYS_LABELS = {
     "hover": "query '{q}' ({i}) → key '{k}' ({j}): weight {value}",
     "blocked": "the future: weight exactly 0 (ways 1 and 2)",
 }
+STEP_VALUES_UP_TO = 10  # rows and columns: numbers in the cells of a step-through card (13 px and up)
+STEP_BUDGET = {"short": 640, "long": 480}  # px of height per stage: a long sentence keeps its cards compact
 STAGE_LABELS = {
     "hover_tokens": "row '{q}' ({i}), column '{k}' ({j}): {value}",
     "hover_dims": "row '{q}' ({i}), {k}: {value}",
@@ -81,5 +83,9 @@ def stage(st: Any, tokens: Sequence[str]) -> dict:
         "hover_blocked": STAGE_LABELS["hover_blocked"],
     }
     cols = None if is_tokens else list(st.columns)
-    return heatmaps(tokens, [m], [f"{st.name}  {tuple(st.shape)}"], scale=scale, blocked=blocked if blocked.any() else None,
-                    cols=cols, labels=labels, legend=legend, max_columns=1, height_budget=620)
+    n_rows, n_cols = m.shape[-2:]  # (T, T) or (T, d)
+    budget = STEP_BUDGET["short" if len(tokens) <= 24 else "long"]
+    data = heatmaps(tokens, [m], [f"{st.name}  {tuple(st.shape)}"], scale=scale, blocked=blocked if blocked.any() else None,
+                    cols=cols, labels=labels, legend=legend, max_columns=1, height_budget=budget)
+    data["show_values"] = max(n_rows, n_cols) <= STEP_VALUES_UP_TO  # more would be numbers under 13 px in a card
+    return data

@@ -19,7 +19,7 @@ from .colors import CATEGORICAL
 
 ASSETS = Path(__file__).resolve().parent / "web"
 SCRIPTS = ("core.js", "heatmaps.js", "headview.js", "modelview.js", "charts.js")  # in this order
-STYLES = ("views.css",)
+STYLES = ("views.css", "tabs.css")  # the lab views; the other tabs' own layout
 TEMPLATE = '<div class="al-root"></div>'  # static: the script draws inside it, Gradio never re-renders it
 JS_ON_LOAD = "window.AttnLab.mount(element, props, watch, trigger);"
 URL_PREFIX = "gradio_api/file="  # relative to the page, so it works behind a root path (a Space) too

@@ -52,11 +52,11 @@ def build(ctx) -> None:
         with gr.Group(elem_id=f"card-{key}", elem_classes=["al-card"]):
             title = gr.Markdown(elem_id=f"card-{key}-title", elem_classes=["al-card-title"])
             with gr.Column():  # the lines full width: a long mask line must not be cut at 1280 px
-                wrong = gr.Code(language="python", label=TEXT["wrong"], interactive=False, lines=1,
+                wrong = gr.Code(language="python", label=TEXT["wrong"], interactive=False, lines=1, wrap_lines=True,
                                 elem_id=f"card-{key}-wrong")
-                right = gr.Code(language="python", label=TEXT["right"], interactive=False, lines=1,
+                right = gr.Code(language="python", label=TEXT["right"], interactive=False, lines=1, wrap_lines=True,
                                 elem_id=f"card-{key}-right")
-                error = gr.Code(label=TEXT["error"], interactive=False, lines=1, visible=False,
+                error = gr.Code(label=TEXT["error"], interactive=False, lines=1, visible=False, wrap_lines=True,
                                 elem_id=f"card-{key}-error")
             with gr.Row(equal_height=False):
                 with gr.Column(scale=2, min_width=360):

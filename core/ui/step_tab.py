@@ -12,6 +12,7 @@ TITLE = "Step through"
 STAGES = ("Q", "K", "V", "scores", "scaled", "masked", "weights", "context", "output")
 INTRO = ("The sentence and settings of the **Attention** tab, one stage at a time, for the head you pick. "
          "Each matrix is shaded by its values (hover a cell for its number); rows are query tokens.")
+CARD_MIN_WIDTH = 560  # px: a 10-token (T, T) stage with 13 px numbers in its cells
 TEXT = {"head": "head", "sharing": "Heads and band", "download": "Download the whole trace (JSON)",
         "note": "How the sentence was read"}
 
@@ -24,11 +25,12 @@ def build(ctx) -> None:
         sharing = gr.Textbox(label=TEXT["sharing"], interactive=False, scale=2, elem_id="step-sharing")
     note = gr.Textbox(label=TEXT["note"], interactive=False, visible=False, elem_id="step-note")
     formulas, matrices = [], []
-    for name in STAGES:
-        with gr.Row(equal_height=False):
-            with gr.Column(scale=1, min_width=300):
+    # one card per stage, its formula above its matrix; the cards wrap, three abreast at 1920 px, two at 1280,
+    # one at 1024: the matrices use the width and a long sentence adds rows of cards, not a column of nine
+    with gr.Row(equal_height=False, elem_classes=["al-step-cards"]):
+        for name in STAGES:
+            with gr.Column(min_width=CARD_MIN_WIDTH, elem_classes=["al-step-card"]):
                 formulas.append(gr.Markdown(elem_id=f"step-formula-{name}", elem_classes=["al-formula"]))
-            with gr.Column(scale=3):
                 matrices.append(view(None, elem_id=f"step-{name}"))
     with api_accordion():
         download = gr.DownloadButton(TEXT["download"], elem_id="trace-download")
