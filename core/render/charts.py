@@ -7,8 +7,10 @@ The data contract (JSON; every string is drawn as text):
     panels   [{"title", "type": "line" | "bars",
                "x": {"label", "log": 0 | 2 | 10, "ticks": [...] (optional), "categories": [...] (bars)},
                "y": {"label", "log", "min", "max" (optional)},
-               "series": [{"name", "x": [...], "y": [...], "color": index, "dash", "markers", "markers_only"}],
-               "hlines": [{"y", "name"}] (optional), "highlight": index of the bar to mark (bars)}]
+               "series": [{"name", "x": [...], "y": [...], "color": index, "dash", "markers", "markers_only",
+                           "marker", "width", "short": its name at its end (optional)}],
+               "hlines": [{"y", "name"}] (optional), "highlight": index of the bar to mark (bars),
+               "direct_labels": px right of the plot where each line's name is written at its end (optional)}]
     columns  panels side by side (1 to 4; one below 700 px)
     legend   [{"text", "color": index | "swatch": "#rrggbb", "dash"}]: one entry per line style shown
     labels   {"hover": "{series}: {x_label} {x} → {y_label} {y}", "title"}
@@ -38,15 +40,27 @@ def axis(label: str, log: int = 0, **kw: Any) -> dict:
     return {"label": label, "log": log, **kw}
 
 
-def series(name: str, x: Sequence[float], y: Sequence[float | None], color: int = 0, dash: bool = False,
-           markers: bool = False, markers_only: bool = False) -> dict:
-    """One line: None or non-finite values are skipped by the page."""
-    return {"name": name, "x": [float(v) for v in x], "y": [None if v is None else float(v) for v in y],
-            "color": color, "dash": dash, "markers": markers, "markers_only": markers_only}
+def series(name: str, x: Sequence[float], y: Sequence[float | None], color: int = 0, dash: bool | str = False,
+           markers: bool = False, markers_only: bool = False, marker: str | None = None,
+           width: float | None = None) -> dict:
+    """One line: None or non-finite values are skipped by the page. dash: True or "dash", "dot", "dashdot",
+    "long"; marker: "circle", "square", "triangle", "diamond", "ring"; width: the line's px."""
+    s = {"name": name, "x": [float(v) for v in x], "y": [None if v is None else float(v) for v in y],
+         "color": color, "dash": dash, "markers": markers, "markers_only": markers_only}
+    if marker:
+        s["marker"] = marker
+    if width:
+        s["width"] = width
+    return s
 
 
-def panel(title: str, x: dict, y: dict, lines: list[dict], hlines: list[dict] | None = None) -> dict:
-    return {"title": title, "type": "line", "x": x, "y": y, "series": lines, "hlines": hlines or []}
+def panel(title: str, x: dict, y: dict, lines: list[dict], hlines: list[dict] | None = None,
+          direct_labels: int = 0) -> dict:
+    """direct_labels: px kept right of the plot for each line's name at its end (many lines, read from afar)."""
+    p = {"title": title, "type": "line", "x": x, "y": y, "series": lines, "hlines": hlines or []}
+    if direct_labels:
+        p["direct_labels"] = direct_labels
+    return p
 
 
 def chart(panels: list[dict], legend: list[dict] | None = None, columns: int = 1, title: str = "",

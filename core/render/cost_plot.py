@@ -28,6 +28,10 @@ SAVED = {
     "mib": "MiB (log)",
 }
 REFERENCE_ROWS = ("sdpa", "dense-mask-sdpa", "flex", "window-before", "trace")  # dashed: paths to compare with
+# ten lines told apart from the back of a room: colour, and a marker and a dash of their own, named at their end
+MARKERS = ("circle", "square", "triangle", "diamond", "ring")
+DASHES = ("dash", "dot", "dashdot", "long", "dash")
+LABEL_ROOM = 160  # px right of each plot for the lines' short names (the legend has the long ones)
 
 
 def live_chart(rows: list[dict], window: int, max_T: int = 8192) -> dict:
@@ -52,9 +56,11 @@ def saved_chart(result: dict) -> dict:
     time, mem = [], []
     for n, row in enumerate(rows):
         pts = sorted((p for p in result["points"] if p.get("row") == row and "T" in p), key=lambda p: p["T"])
-        name, dash = BENCH_LABELS.get(row, row), row in REFERENCE_ROWS
-        time.append(series(name, [p["T"] for p in pts], [p["time_s"] * 1000 for p in pts], n, dash=dash, markers=True))
-        mem.append(series(name, [p["T"] for p in pts], [p["peak_mib"] for p in pts], n, dash=dash, markers=True))
-    panels = [panel(SAVED["time"], axis(SAVED["x"], log=2), axis(SAVED["ms"], log=10), time),
-              panel(SAVED["memory"], axis(SAVED["x"], log=2), axis(SAVED["mib"], log=10), mem)]
+        name = BENCH_LABELS.get(row, row)
+        dash = DASHES[n % len(DASHES)] if row in REFERENCE_ROWS else False
+        style = dict(dash=dash, markers=True, marker=MARKERS[n % len(MARKERS)], width=4)
+        time.append({**series(name, [p["T"] for p in pts], [p["time_s"] * 1000 for p in pts], n, **style), "short": row})
+        mem.append({**series(name, [p["T"] for p in pts], [p["peak_mib"] for p in pts], n, **style), "short": row})
+    panels = [panel(SAVED["time"], axis(SAVED["x"], log=2), axis(SAVED["ms"], log=10), time, direct_labels=LABEL_ROOM),
+              panel(SAVED["memory"], axis(SAVED["x"], log=2), axis(SAVED["mib"], log=10), mem, direct_labels=LABEL_ROOM)]
     return charts.chart(panels, legend=charts.legend_of(time), columns=2)

@@ -6,7 +6,7 @@ import gradio as gr
 
 from core.serve import views
 
-from .common import CPU_GROUP, CPU_LIMIT, api_accordion, export_button, never_raises, user_errors, view
+from .common import CPU_GROUP, CPU_LIMIT, api_accordion, export_button, never_raises, problem_box, user_errors, view
 
 TITLE = "Causality"
 MAX_POSITION = 63  # the longest sentence the lab reads has 64 tokens
@@ -27,15 +27,17 @@ TEXT = {
 def build(ctx) -> None:
     gr.Markdown(INTRO)
     with gr.Row():
-        with gr.Column(scale=1, min_width=280):
+        with gr.Column(scale=1, min_width=340):
             sentence = gr.Textbox(SENTENCE, label=TEXT["sentence"], lines=2, elem_id="causality-sentence")
             position = gr.Slider(0, MAX_POSITION, value=3, step=1, label=TEXT["position"],
                                  elem_id="causality-position")  # the API's range; the page narrows it to the sentence
             replacement = gr.Textbox("dog", label=TEXT["replacement"], elem_id="causality-replacement")
             causal = gr.Checkbox(value=True, label=TEXT["causal"], elem_id="causality-causal")
             variant = gr.Dropdown([(v.title, v.name) for v in ctx.registry.variants.values()], value="multi-head",
-                                  label=TEXT["variant"], allow_custom_value=True)
+                                  label=TEXT["variant"], allow_custom_value=True,
+                                  elem_id="causality-variant")
         with gr.Column(scale=3):
+            problem = problem_box("causality-problem")
             summary = gr.Textbox(label=TEXT["summary"], interactive=False, elem_id="causality-summary")
             with gr.Row():
                 bars = view(None, elem_id="causality-bars", scale=1, min_width=420)
@@ -43,6 +45,7 @@ def build(ctx) -> None:
             export_button(bars, "causality-bars")
             with api_accordion():
                 payload = gr.JSON(label=TEXT["payload"], open=False)
+                api_call = gr.Button(visible=False)  # the public /causality endpoint's own (queued) trigger
 
     @user_errors
     def causality(sentence, position, replacement, causal=True, variant="multi-head"):
@@ -57,10 +60,26 @@ def build(ctx) -> None:
         return gr.update(maximum=last, value=value)
 
     inputs, outputs = [sentence, position, replacement, causal, variant], [bars, dependency, summary, payload]
-    kwargs = dict(concurrency_id=CPU_GROUP, concurrency_limit=CPU_LIMIT, trigger_mode="always_last",
-                  show_progress="minimal")
     ctx.warm.append(lambda: causality(sentence.value, position.value, replacement.value, causal.value, variant.value))
-    gr.on([position.input, replacement.change, causal.change, variant.change], causality,
-          inputs, outputs, api_name="causality", **kwargs)
-    gr.on([ctx.tab.select, sentence.change], positions, [sentence, position], position, api_visibility="private",
-          queue=False).then(causality, inputs, outputs, api_visibility="private", **kwargs)
+    api_call.click(causality, inputs, outputs, api_name="causality", concurrency_id=CPU_GROUP,
+                   concurrency_limit=CPU_LIMIT)
+    # The page's own events skip the queue, as the Attention tab's do (a finished queued event would leave its
+    # outputs in every later event's walk, docs/app.md); core.serve.slots bounds their CPU; a mistake is said
+    # in the problem box.
+    fast = dict(queue=False, api_visibility="private", trigger_mode="always_last", show_progress="hidden")
+    drawn = user_errors(causality, unqueued=len(outputs))
+    gr.on([position.input, replacement.change, causal.change, variant.change], drawn, inputs, [*outputs, problem],
+          **fast)
+    gr.on([sentence.change], positions, [sentence, position], position, **fast).then(
+        drawn, inputs, [*outputs, problem], **fast)
+    # the Attention tab's sentence, when it has changed since this tab last took it (an edit here stays)
+    attention_sentence = ctx.shared["attention_inputs"][0]
+    ctx.tab.select(None, [attention_sentence, sentence], sentence, js=FOLLOW_JS, queue=False).then(
+        positions, [sentence, position], position, **fast).then(drawn, inputs, [*outputs, problem], **fast)
+
+
+FOLLOW_JS = """(theirs, mine) => {
+  if (window.__alCausalityFrom === theirs) return mine;
+  window.__alCausalityFrom = theirs;
+  return theirs;
+}"""

@@ -6,7 +6,7 @@ import gradio as gr
 
 from core.serve import views
 
-from .common import CPU_GROUP, CPU_LIMIT, export_button, user_errors, view
+from .common import CPU_GROUP, CPU_LIMIT, export_button, problem_box, user_errors, view
 
 TITLE = "Masking & scaling"
 SENTENCE = "The cat sat on the mat"
@@ -22,6 +22,8 @@ TEXT = {
 
 def build(ctx) -> None:
     gr.Markdown(INTRO)
+    problem = problem_box("masking-problem")
+    api_call = gr.Button(visible=False)  # the public /masking endpoint's own (queued) trigger
     with gr.Row():
         sentence = gr.Textbox(SENTENCE, label=TEXT["sentence"], scale=3, elem_id="masking-sentence")
         seed = gr.Number(0, precision=0, label=TEXT["seed"], scale=1)
@@ -39,6 +41,9 @@ def build(ctx) -> None:
         return v.three, v.three_summary, v.sqrt_d, v.sqrt_d_summary
 
     ctx.warm.append(lambda: masking(sentence.value, seed.value))
-    gr.on([ctx.tab.select, sentence.change, seed.change], masking, [sentence, seed], [three, three_summary, sqrt_d, sqrt_summary],
-          api_name="masking", concurrency_id=CPU_GROUP, concurrency_limit=CPU_LIMIT,
-          trigger_mode="always_last", show_progress="minimal")
+    inputs, outputs = [sentence, seed], [three, three_summary, sqrt_d, sqrt_summary]
+    api_call.click(masking, inputs, outputs, api_name="masking", concurrency_id=CPU_GROUP, concurrency_limit=CPU_LIMIT)
+    # the page's own events skip the queue (docs/app.md: a finished queued event costs every later one)
+    gr.on([ctx.tab.select, sentence.change, seed.change], user_errors(masking, unqueued=len(outputs)), inputs,
+          [*outputs, problem], queue=False, api_visibility="private", trigger_mode="always_last",
+          show_progress="hidden")

@@ -6,7 +6,7 @@ import gradio as gr
 
 from core.serve import exports, views
 
-from .common import CPU_GROUP, CPU_LIMIT, api_accordion, user_errors, view
+from .common import api_accordion, problem_box, user_errors, view
 
 TITLE = "Step through"
 STAGES = ("Q", "K", "V", "scores", "scaled", "masked", "weights", "context", "output")
@@ -23,6 +23,7 @@ def build(ctx) -> None:
     with gr.Row():
         head = gr.Slider(0, 7, value=0, step=1, label=TEXT["head"], elem_id="step-head", scale=1)
         sharing = gr.Textbox(label=TEXT["sharing"], interactive=False, scale=2, elem_id="step-sharing")
+    problem = problem_box("step-problem")
     note = gr.Textbox(label=TEXT["note"], interactive=False, visible=False, elem_id="step-note")
     formulas, matrices = [], []
     # one card per stage, its formula above its matrix; the cards wrap, three abreast at 1920 px, two at 1280,
@@ -44,7 +45,9 @@ def build(ctx) -> None:
                 exports.trace_file(v.run), *[formula for formula, _ in shown], *[data for _, data in shown])
 
     outputs = [head, sharing, note, download, *formulas, *matrices]
-    kwargs = dict(concurrency_id=CPU_GROUP, concurrency_limit=CPU_LIMIT, trigger_mode="always_last",
-                  show_progress="hidden", api_visibility="private")
-    # the Attention tab's inputs cannot change while this tab is open: refresh when it is opened
-    gr.on([ctx.tab.select, head.input], step, [*inputs, head], outputs, **kwargs)
+    # the Attention tab's inputs cannot change while this tab is open: refresh when it is opened. Unqueued, as
+    # the Attention tab's events (a finished queued event costs every later event of the page, docs/app.md);
+    # core.serve.slots bounds the CPU; a mistake is said in the problem box.
+    gr.on([ctx.tab.select, head.input], user_errors(step, unqueued=len(outputs)), [*inputs, head],
+          [*outputs, problem], queue=False, trigger_mode="always_last", show_progress="hidden",
+          api_visibility="private")

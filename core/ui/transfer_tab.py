@@ -7,7 +7,7 @@ import gradio as gr
 from core.lab import transfer_report
 from core.transfer import MISTAKES
 
-from .common import CPU_GROUP, CPU_LIMIT, api_accordion, user_errors
+from .common import CPU_GROUP, CPU_LIMIT, api_accordion, problem_box, user_errors
 
 TITLE = "Weight transfer"
 SHAPE_HEADERS = ["module", "parameter", "kind", "shape"]
@@ -37,6 +37,7 @@ def build(ctx) -> None:
         d_in = gr.Slider(1, 8, value=3, step=1, label="d_in")
         d_out = gr.Slider(1, 8, value=2, step=1, label="d_out")
         mistake = gr.Radio(list(MISTAKES), value="none", label="mistake", elem_id="transfer-mistake")
+    problem = problem_box("transfer-problem")
     verdict = gr.Textbox(label="Verdict", interactive=False, elem_id="transfer-verdict")
     shapes = gr.Dataframe(label="Weight shapes", interactive=False)
     with gr.Row():
@@ -45,12 +46,16 @@ def build(ctx) -> None:
     others = gr.Dataframe(label="Two more transfers, checked the same way", interactive=False, wrap=True)
     with api_accordion():
         payload = gr.JSON(label="JSON (the /transfer API output)", open=False)
+        api_call = gr.Button(visible=False)  # the public /transfer endpoint's own (queued) trigger
 
     @user_errors
     def transfer(seed=123, d_in=3, d_out=2, mistake="none"):
         """Copy v2 -> v1 with an optional mistake; JSON {"equal", "max_abs_diff", "error"}."""
         return _outputs(ctx, seed, d_in, d_out, mistake)
 
-    gr.on([ctx.tab.select, seed.change, d_in.release, d_out.release, mistake.change], transfer,
-          [seed, d_in, d_out, mistake], [shapes, out_v2, out_v1, verdict, others, payload], api_name="transfer",
-          concurrency_id=CPU_GROUP, concurrency_limit=CPU_LIMIT, trigger_mode="always_last", show_progress="minimal")
+    inputs, outputs = [seed, d_in, d_out, mistake], [shapes, out_v2, out_v1, verdict, others, payload]
+    api_call.click(transfer, inputs, outputs, api_name="transfer", concurrency_id=CPU_GROUP, concurrency_limit=CPU_LIMIT)
+    # the page's own events skip the queue (docs/app.md: a finished queued event costs every later one)
+    gr.on([ctx.tab.select, seed.change, d_in.release, d_out.release, mistake.change],
+          user_errors(transfer, unqueued=len(outputs)), inputs, [*outputs, problem], queue=False,
+          api_visibility="private", trigger_mode="always_last", show_progress="hidden")

@@ -61,13 +61,48 @@
   }
 
   // An axis title along y: turned a quarter (English), or upright characters top to bottom (CJK).
-  function yTitle(x, y, s) {
-    if (A.CJK.test(s || "")) return text(x, y, s, "al-axis-text", { "text-anchor": "middle", style: "writing-mode: vertical-rl" });
-    return text(x, y, s, "al-axis-text", { "text-anchor": "middle", transform: `rotate(-90 ${x} ${y})` });
+  // A CJK title longer than the plot is tall goes in two columns (read right, then left), never past the plot.
+  function yTitle(x, y, s, room) {
+    if (!A.CJK.test(s || "")) return text(x, y, s, "al-axis-text", { "text-anchor": "middle", transform: `rotate(-90 ${x} ${y})` });
+    const vertical = (t, cx) => text(cx, y, t, "al-axis-text", { "text-anchor": "middle", style: "writing-mode: vertical-rl" });
+    const chars = Array.from(s);
+    if (!room || chars.length * 16 <= room) return vertical(s, x);
+    const mid = Math.ceil(chars.length / 2), space = s.lastIndexOf(" ", s.length / 2 + 4);
+    const cut = space > 0 && Math.abs(Array.from(s.slice(0, space)).length - mid) <= 4 ? space : mid;
+    const [a, b] = space === cut ? [s.slice(0, cut), s.slice(cut + 1)] : [chars.slice(0, cut).join(""), chars.slice(cut).join("")];
+    const g = A.svg("g", {});
+    g.append(vertical(a, x + 9), vertical(b, x - 9));
+    return g;
+  }
+
+  const DASHES = { true: "9 6", dash: "9 6", dot: "2 6", dashdot: "12 5 2 5", long: "18 6" };
+  // a marker of its own per line (s.marker), so a line is told apart without its colour
+  function marker(shape, x, y, colour) {
+    const r = 5.5;
+    if (shape === "square") return A.svg("rect", { x: x - r, y: y - r, width: 2 * r, height: 2 * r, fill: colour });
+    if (shape === "triangle") return A.svg("polygon", { points: `${x},${y - r - 1} ${x + r + 1},${y + r} ${x - r - 1},${y + r}`, fill: colour });
+    if (shape === "diamond") return A.svg("polygon", { points: `${x},${y - r - 2} ${x + r + 2},${y} ${x},${y + r + 2} ${x - r - 2},${y}`, fill: colour });
+    if (shape === "ring") return A.svg("circle", { cx: x, cy: y, r: r, fill: "#fff", stroke: colour, "stroke-width": 3 });
+    return A.svg("circle", { cx: x, cy: y, r: r - 1, fill: colour });
+  }
+
+  // Each line's name at its right end, moved apart so no two overlap (p.direct_labels).
+  function directLabels(g, ends, iw, ih) {
+    ends.sort((a, b) => a.y - b.y);
+    const gap = 17;
+    for (let i = 1; i < ends.length; i++) ends[i].y = Math.max(ends[i].y, ends[i - 1].y + gap);
+    const over = ends.length ? ends[ends.length - 1].y - (ih + 20) : 0;
+    if (over > 0) for (const e of ends) e.y -= over;
+    for (let i = ends.length - 2; i >= 0; i--) ends[i].y = Math.min(ends[i].y, ends[i + 1].y - gap);
+    for (const e of ends) {
+      g.appendChild(A.svg("line", { x1: e.px + 4, x2: iw + 8, y1: e.py, y2: e.y, stroke: e.colour, "stroke-width": 1.5 }));
+      g.appendChild(text(iw + 12, e.y, e.name, "al-tick-text al-direct", { "dominant-baseline": "middle", fill: e.colour }));
+    }
   }
 
   function linePanel(svg, p, w, h, colours, labels, tip, digits, root) {
-    const iw = w - M.left - M.right, ih = h - M.top - M.bottom;
+    const right = p.direct_labels ? p.direct_labels : M.right;
+    const iw = w - M.left - right, ih = h - M.top - M.bottom;
     const xs = p.series.flatMap((s) => s.x), ys = p.series.flatMap((s) => s.y).concat((p.hlines || []).map((l) => l.y));
     const sx = scale(p.x, xs, iw, false), sy = scale(p.y, ys, ih, true);
     const g = A.svg("g", { transform: `translate(${M.left},${M.top})` });
@@ -80,7 +115,7 @@
       g.appendChild(text(sx.at(t), ih + 20, fmt(t), "al-tick-text", { "text-anchor": "middle" }));
     }
     g.appendChild(A.svg("rect", { x: 0, y: 0, width: iw, height: ih, class: "al-plot-frame" }));
-    const points = [];
+    const points = [], ends = [];
     for (const l of p.hlines || []) {
       g.appendChild(A.svg("line", { x1: 0, x2: iw, y1: sy.at(l.y), y2: sy.at(l.y), stroke: "#555", "stroke-dasharray": "2 5", "stroke-width": 2 }));
     }
@@ -90,16 +125,21 @@
       if (!s.markers_only && pts.length > 1) {
         g.appendChild(A.svg("polyline", {
           points: pts.map(([x, y]) => `${sx.at(x)},${sy.at(y)}`).join(" "), fill: "none", stroke: colour,
-          "stroke-width": 3, "stroke-dasharray": s.dash ? "9 6" : "",
+          "stroke-width": s.width || 3, "stroke-dasharray": s.dash ? DASHES[s.dash] || "9 6" : "",
         }));
       }
       if (s.markers || s.markers_only) {
-        for (const [x, y] of pts) g.appendChild(A.svg("circle", { cx: sx.at(x), cy: sy.at(y), r: 4.5, fill: colour }));
+        for (const [x, y] of pts) g.appendChild(marker(s.marker, sx.at(x), sy.at(y), colour));
+      }
+      if (p.direct_labels && pts.length) {
+        const [x, y] = pts[pts.length - 1];
+        ends.push({ name: s.short || s.name, colour, px: sx.at(x), py: sy.at(y), y: sy.at(y) });
       }
       for (const [x, y] of pts) points.push({ x, y, px: sx.at(x), py: sy.at(y), name: s.name, colour });
     });
+    if (ends.length) directLabels(g, ends, iw, ih);
     g.appendChild(text(iw / 2, ih + 52, p.x.label, "al-axis-text", { "text-anchor": "middle" }));
-    g.appendChild(yTitle(-62, ih / 2, p.y.label));
+    g.appendChild(yTitle(-62, ih / 2, p.y.label, ih));
     g.appendChild(text(iw / 2, -14, p.title, "al-panel-title", { "text-anchor": "middle" }));
     const dot = A.svg("circle", { r: 8, class: "al-hover-dot", visibility: "hidden" });
     g.appendChild(dot);
@@ -154,7 +194,7 @@
       }
     });
     g.appendChild(A.svg("line", { x1: 0, x2: iw, y1: sy.at(0), y2: sy.at(0), stroke: "#333", "stroke-width": 1.5 }));
-    g.appendChild(yTitle(-62, ih / 2, p.y.label));
+    g.appendChild(yTitle(-62, ih / 2, p.y.label, ih));
     g.appendChild(text(iw / 2, -14, p.title, "al-panel-title", { "text-anchor": "middle" }));
     svg.appendChild(g);
   }
