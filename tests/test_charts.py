@@ -52,7 +52,19 @@ def test_cost_chart_draws_the_square_against_the_band():
     naive = by_name(c)[cost_plot.LIVE["naive"]]
     assert naive["x"] == [16.0, 32.0, 64.0, 128.0, 256.0] and naive["y"][1] == square_sizes(32, 16)["naive"] / 2**20
     saved = cost_plot.saved_chart({"points": [{"row": "sdpa", "T": 256, "time_s": 0.01, "peak_mib": None}]})
-    assert saved["panels"][0]["series"][0]["dash"] is True and saved["panels"][1]["series"][0]["y"] == [None]
+    assert saved["panels"][0]["series"][0]["dash"] and saved["panels"][1]["series"][0]["y"] == [None]
+
+
+def test_the_saved_cost_lines_each_have_a_style_of_their_own():
+    """Ten lines told apart from the back of a room: no two share colour, marker and dash; each named at its end."""
+    rows = ["single-head", "multi-head", "multi-head-stacked", "gqa", "sliding-window", "window-before", "trace",
+            "sdpa", "dense-mask-sdpa", "flex"]
+    saved = cost_plot.saved_chart({"points": [{"row": r, "T": t, "time_s": 0.01, "peak_mib": 1.0}
+                                              for r in rows for t in (256, 512)]})
+    for p in saved["panels"]:
+        styles = {(s["color"] % 8, s["marker"], s["dash"]) for s in p["series"]}
+        assert len(styles) == 10 and p["direct_labels"] > 0 and all(s["width"] >= 4 for s in p["series"])
+        assert [s["short"] for s in p["series"]] == rows
 
 
 def test_chart_stamps_change_with_the_numbers():
