@@ -1,7 +1,7 @@
-"""Regenerate docs/screenshots at 1920x1080, the size of a classroom projector.
+"""Regenerate docs/screenshots at 1920x1080 and 1280x800, two classroom projectors (<name>.png, <name>-1280.png).
 
     python scripts/screenshots.py                 # start the app, shoot every tab into docs/screenshots
-    python scripts/screenshots.py --out /tmp/shots --only attention,step
+    python scripts/screenshots.py --out /tmp/shots --only attention,step --sizes 1280x800
 
 Debian's Chromium through Playwright; each shot waits until the tab's views have drawn (data-stamp).
 """
@@ -40,11 +40,19 @@ def shoot(page, out: Path, name: str, top: str | None = None) -> None:
     else:
         page.evaluate("() => window.scrollTo(0, 0)")
     page.wait_for_timeout(400)
-    page.screenshot(path=str(out / f"{name}.png"))
-    print("wrote", out / f"{name}.png", flush=True)
+    path = out / f"{name}{suffix(page)}.png"
+    page.screenshot(path=str(path))
+    print("wrote", path, flush=True)
+
+
+def suffix(page) -> str:
+    """'' at 1920 px wide (the docs' first size), '-1280' at 1280 px, and so on."""
+    width = page.viewport_size["width"]
+    return "" if width == 1920 else f"-{width}"
 
 
 def attention(page, out):
+    tab(page, "Attention")  # (not assumed to be the landing tab)
     drawn(page, "attention-heatmaps")
     shoot(page, out, "attention")
     page.locator("#attention-heatmaps .al-label").nth(1).click()  # highlight one token
@@ -126,7 +134,7 @@ def generate(page, out):
 
 def chinese(page, out):
     """The Attention tab in a browser whose language is Chinese, on the course chapter's sentence."""
-    context = page.context.browser.new_context(locale="zh-CN", viewport={"width": 1920, "height": 1080})
+    context = page.context.browser.new_context(locale="zh-CN", viewport=page.viewport_size)
     zh = context.new_page()
     zh.set_default_timeout(120_000)
     zh.goto(page.url)
@@ -149,6 +157,7 @@ def main() -> None:
     parser.add_argument("--url", help="a running app (default: start one)")
     parser.add_argument("--out", default=str(ROOT / "docs" / "screenshots"))
     parser.add_argument("--only", default=",".join(SHOTS))
+    parser.add_argument("--sizes", default="1920x1080,1280x800", help="viewports, WIDTHxHEIGHT, comma-separated")
     args = parser.parse_args()
     from playwright.sync_api import sync_playwright
 
@@ -161,11 +170,14 @@ def main() -> None:
     try:
         with sync_playwright() as p:
             browser = p.chromium.launch(executable_path=CHROMIUM, args=ARGS)
-            page = browser.new_page(viewport={"width": 1920, "height": 1080})
-            page.set_default_timeout(120_000)
-            page.goto(url)
-            for name in args.only.split(","):
-                SHOTS[name](page, out)
+            for size in args.sizes.split(","):
+                width, height = (int(v) for v in size.split("x"))
+                page = browser.new_page(viewport={"width": width, "height": height})
+                page.set_default_timeout(120_000)
+                page.goto(url)
+                for name in args.only.split(","):
+                    SHOTS[name](page, out)
+                page.close()
             browser.close()
     finally:
         if proc is not None:

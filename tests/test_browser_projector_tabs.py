@@ -97,6 +97,7 @@ def shown(request, app_url):
 
 @pytest.mark.parametrize("tab", TABS)
 def test_no_text_is_cut_and_no_view_scrolls(shown, tab):
+    """Issue 22 (2, 5, 11): formulas, titles, labels, the variant box and the verdicts whole; no scrollbar in a view."""
     _, _, found = shown
     assert found[tab] == []
 

@@ -27,7 +27,7 @@ TEXT = {
 def build(ctx) -> None:
     gr.Markdown(INTRO)
     with gr.Row():
-        with gr.Column(scale=1, min_width=340):
+        with gr.Column(scale=1, min_width=380):
             sentence = gr.Textbox(SENTENCE, label=TEXT["sentence"], lines=2, elem_id="causality-sentence")
             position = gr.Slider(0, MAX_POSITION, value=3, step=1, label=TEXT["position"],
                                  elem_id="causality-position")  # the API's range; the page narrows it to the sentence

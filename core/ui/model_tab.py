@@ -11,7 +11,7 @@ from core.model import PRESETS
 from core.serve.plugins import model_size
 from core.serve.views import model_chart
 
-from .common import CPU_GROUP, CPU_LIMIT, api_accordion, export_button, user_errors, view
+from .common import CPU_GROUP, CPU_LIMIT, api_accordion, export_button, problem_box, user_errors, view
 
 TITLE = "Model"
 INTRO = """### From layer to model
@@ -33,6 +33,7 @@ def build(ctx) -> None:
         n_kv = gr.Number(value=4, precision=0, minimum=1, label="n_kv_heads (GQA; must divide n_heads)",
                          elem_id="model-kv")
         window = gr.Number(value=256, precision=0, minimum=1, label="window (sliding window)", elem_id="model-window")
+    problem = problem_box("model-problem")
     summary = gr.Markdown(elem_id="model-summary")
     chart = view(None, elem_id="model-chart")
     export_button(chart, "model-chart")
@@ -43,6 +44,7 @@ def build(ctx) -> None:
                                label="Against plain multi-head", elem_classes=["al-big-table"])
     with api_accordion():
         payload = gr.JSON(label="JSON (the /model_size API output)", open=False)
+        api_call = gr.Button(visible=False)  # the public /model_size endpoint's own (queued) trigger
 
     @lru_cache(maxsize=64)
     def counted(preset: str, variant: str, n_kv_heads: float, window: float):
@@ -58,5 +60,8 @@ def build(ctx) -> None:
     inputs, outputs = [preset, variant, n_kv, window], [chart, parts, compare, summary, payload]
     ctx.warm.append(lambda: counted(*(c.value for c in inputs)))  # GPT-2 counted on the meta device
     triggers = [*(c.change for c in inputs), *([ctx.tab.select] if getattr(ctx, "tab", None) else [])]
-    gr.on(triggers, size, inputs, outputs, api_name="model_size", concurrency_id=CPU_GROUP,
-          concurrency_limit=CPU_LIMIT, trigger_mode="always_last")  # filled when the tab is first opened
+    api_call.click(size, inputs, outputs, api_name="model_size", concurrency_id=CPU_GROUP, concurrency_limit=CPU_LIMIT)
+    # filled when the tab is first opened; the page's own events skip the queue (counted on the meta device,
+    # cached: milliseconds; a finished queued event would cost every later event of the page, docs/app.md)
+    gr.on(triggers, user_errors(size, unqueued=len(outputs)), inputs, [*outputs, problem], queue=False,
+          api_visibility="private", trigger_mode="always_last", show_progress="hidden")

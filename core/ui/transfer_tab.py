@@ -43,7 +43,8 @@ def build(ctx) -> None:
     with gr.Row():
         out_v2 = gr.Dataframe(label="SelfAttention_v2 output", interactive=False)
         out_v1 = gr.Dataframe(label="SelfAttention_v1 output (after the copy)", interactive=False)
-    others = gr.Dataframe(label="Two more transfers, checked the same way", interactive=False, wrap=True)
+    others = gr.Dataframe(label="Two more transfers, checked the same way", interactive=False, wrap=True,
+                          column_widths=["28%", "14%", "58%"], elem_id="transfer-others")  # the verdict wraps, whole
     with api_accordion():
         payload = gr.JSON(label="JSON (the /transfer API output)", open=False)
         api_call = gr.Button(visible=False)  # the public /transfer endpoint's own (queued) trigger
