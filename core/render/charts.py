@@ -40,15 +40,20 @@ def axis(label: str, log: int = 0, **kw: Any) -> dict:
     return {"label": label, "log": log, **kw}
 
 
+DASHES = {"dash": 1, "dot": 2, "dashdot": 3, "long": 4}  # the page's dash patterns, by index
+MARKERS = {"circle": 0, "square": 1, "triangle": 2, "diamond": 3, "ring": 4}  # the page's marker shapes, by index
+
+
 def series(name: str, x: Sequence[float], y: Sequence[float | None], color: int = 0, dash: bool | str = False,
            markers: bool = False, markers_only: bool = False, marker: str | None = None,
            width: float | None = None) -> dict:
-    """One line: None or non-finite values are skipped by the page. dash: True or "dash", "dot", "dashdot",
-    "long"; marker: "circle", "square", "triangle", "diamond", "ring"; width: the line's px."""
+    """One line: None or non-finite values are skipped by the page. dash: True or one of DASHES; marker: one of
+    MARKERS (sent as indexes: codes, not text); width: the line's px."""
     s = {"name": name, "x": [float(v) for v in x], "y": [None if v is None else float(v) for v in y],
-         "color": color, "dash": dash, "markers": markers, "markers_only": markers_only}
+         "color": color, "dash": DASHES[dash] if isinstance(dash, str) else dash, "markers": markers,
+         "markers_only": markers_only}
     if marker:
-        s["marker"] = marker
+        s["marker"] = MARKERS[marker]
     if width:
         s["width"] = width
     return s

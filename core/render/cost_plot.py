@@ -31,6 +31,7 @@ REFERENCE_ROWS = ("sdpa", "dense-mask-sdpa", "flex", "window-before", "trace")  
 # ten lines told apart from the back of a room: colour, and a marker and a dash of their own, named at their end
 MARKERS = ("circle", "square", "triangle", "diamond", "ring")
 DASHES = ("dash", "dot", "dashdot", "long", "dash")
+SHORT = {"flex": "FlexAttention"}  # a line's name at its end: the benchmark's row name (a code path's own name)
 LABEL_ROOM = 160  # px right of each plot for the lines' short names (the legend has the long ones)
 
 
@@ -59,8 +60,8 @@ def saved_chart(result: dict) -> dict:
         name = BENCH_LABELS.get(row, row)
         dash = DASHES[n % len(DASHES)] if row in REFERENCE_ROWS else False
         style = dict(dash=dash, markers=True, marker=MARKERS[n % len(MARKERS)], width=4)
-        time.append({**series(name, [p["T"] for p in pts], [p["time_s"] * 1000 for p in pts], n, **style), "short": row})
-        mem.append({**series(name, [p["T"] for p in pts], [p["peak_mib"] for p in pts], n, **style), "short": row})
+        time.append({**series(name, [p["T"] for p in pts], [p["time_s"] * 1000 for p in pts], n, **style), "short": SHORT.get(row, row)})
+        mem.append({**series(name, [p["T"] for p in pts], [p["peak_mib"] for p in pts], n, **style), "short": SHORT.get(row, row)})
     panels = [panel(SAVED["time"], axis(SAVED["x"], log=2), axis(SAVED["ms"], log=10), time, direct_labels=LABEL_ROOM),
               panel(SAVED["memory"], axis(SAVED["x"], log=2), axis(SAVED["mib"], log=10), mem, direct_labels=LABEL_ROOM)]
     return charts.chart(panels, legend=charts.legend_of(time), columns=2)

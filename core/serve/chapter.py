@@ -19,6 +19,7 @@ from ..lab.pronoun import CHAPTER_SENTENCE
 from ..lab.text import MAX_CHARS, text_field
 from ..lab.trained_view import trained_view, view_note
 from ..render.chapter import card_weights, effects_chart
+from . import slots
 from .exports import remember
 
 INTERVENTIONS_CACHE = 128
@@ -144,6 +145,11 @@ def _headline(mode: str) -> str:
 
 @lru_cache(maxsize=INTERVENTIONS_CACHE)
 def _interventions(sentence: str, mode: str) -> InterventionsView:
+    with slots.CPU:  # the page's events skip the queue: the semaphore bounds their CPU (cached views take none)
+        return _interventions_view(sentence, mode)
+
+
+def _interventions_view(sentence: str, mode: str) -> InterventionsView:
     view = trained_view(sentence)  # ConfigError for an empty or too long sentence; the tokens and the note
     try:
         payload = interventions_payload(sentence, mode)

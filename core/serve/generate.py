@@ -17,6 +17,7 @@ from ..lab.cache_rows import cache_rows
 from ..lab.text import text_field
 from ..lab.tiny import one_thread
 from ..render import generate_views
+from . import slots
 from .cache_cost import CACHE_T, DECODE_SAVED, MAX_WINDOW, CacheTable, DecodeBench, cache_table, decode_bench
 from .generate_inputs import (
     ENV,
@@ -72,6 +73,12 @@ def next_words(sentence: Any, position: Any, temperature: Any, top_k: Any, seed:
 @lru_cache(maxsize=VIEW_CACHE)
 def _next_words(name: str, sentence: str, position: int, temperature: float, top_k: int | None,
                 seed: int) -> NextWordsView:
+    with slots.CPU:  # the page's events skip the queue: the semaphore bounds their CPU (cached views take none)
+        return _next_words_view(name, sentence, position, temperature, top_k, seed)
+
+
+def _next_words_view(name: str, sentence: str, position: int, temperature: float, top_k: int | None,
+                     seed: int) -> NextWordsView:
     model, tokenizer, _ = model_for(name)
     ids = token_ids(tokenizer, sentence)
     with one_thread():

@@ -116,6 +116,11 @@ class StepView:
 
 @lru_cache(maxsize=VIEW_CACHE)
 def _step_view(lab: Lab, req: Request, head: int) -> StepView:
+    with slots.CPU:  # the page's events skip the queue: the semaphore bounds their CPU (cached views take none)
+        return _step_stages(lab, req, head)
+
+
+def _step_stages(lab: Lab, req: Request, head: int) -> StepView:
     run = lab.run(req)
     h = steps.pick_head(run, head)
     shown = []
@@ -151,6 +156,12 @@ class CausalityView:
 @lru_cache(maxsize=VIEW_CACHE)
 def _causality_view(lab: Lab, sentence: str, position: int, replacement: str, causal: bool, variant: str,
                     seed: int) -> CausalityView:
+    with slots.CPU:  # the page's events skip the queue: the semaphore bounds their CPU (cached views take none)
+        return _causality(lab, sentence, position, replacement, causal, variant, seed)
+
+
+def _causality(lab: Lab, sentence: str, position: int, replacement: str, causal: bool, variant: str,
+               seed: int) -> CausalityView:
     res = probe(lab, sentence, position, replacement, causal, variant, seed)
     diffs = np.nan_to_num(np.asarray(res.row_max_abs_diff, dtype=float), nan=0.0, posinf=0.0).tolist()
     bars = lab_charts.causality_bars(diffs, res.tokens, res.position, res.replacement, res.causal)
@@ -202,6 +213,11 @@ SQRT_D_SUMMARY = (
 
 @lru_cache(maxsize=VIEW_CACHE)
 def _masking_view(lab: Lab, req: Request) -> MaskingView:
+    with slots.CPU:  # the page's events skip the queue: the semaphore bounds their CPU (cached views take none)
+        return _masking(lab, req)
+
+
+def _masking(lab: Lab, req: Request) -> MaskingView:
     run = lab.run(req)
     ways = three_ways(run.trace.first_map("scaled")[0, 0])  # head 0's scaled scores (T, T), its first map
     three = tab_matrices.three_ways(run.tokens.tokens, ways.neg_inf.numpy(), ways.renormalised.numpy(),

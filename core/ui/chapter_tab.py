@@ -10,7 +10,7 @@ from core.lab.failure_modes import KEYS
 from core.lab.pronoun import CHAPTER_PAIR, CHAPTER_SENTENCE
 from core.serve import chapter
 
-from .common import CPU_GROUP, CPU_LIMIT, api_accordion, user_errors, view
+from .common import CPU_GROUP, CPU_LIMIT, api_accordion, problem_box, user_errors, view
 
 TITLE = "Mistakes & interventions"
 SENTENCES = (  # what the intervention view predicts after: the chapter's sentence up to 可能, then the pair
@@ -68,6 +68,7 @@ def build(ctx) -> None:
         slots.append([title, wrong, right, error, effect, check, note, weights])
 
     gr.Markdown(TEXT["interventions_title"])
+    problem = problem_box("interventions-problem")
     headline = gr.Markdown(elem_id="interventions-headline", elem_classes=["al-headline"])
     gr.Markdown(TEXT["interventions_intro"])
     with gr.Row():
@@ -85,6 +86,7 @@ def build(ctx) -> None:
         cards_json = gr.JSON(label=TEXT["cards_json"], open=False)
         payload = gr.JSON(label=TEXT["payload"], open=False)
         api_call = gr.Button(visible=False)  # the public /failure_modes endpoint's own trigger
+        api_interventions = gr.Button(visible=False)  # the public /interventions endpoint's own (queued) trigger
 
     @user_errors
     def show_cards():
@@ -115,8 +117,13 @@ def build(ctx) -> None:
     card_outputs = [*(c for slot in slots for c in slot), cards_json]
     outputs = [headline, chart, table, prediction, measured, note, payload]
     api_call.click(failure_modes, None, cards_json, api_name="failure_modes", **kwargs)
-    gr.on([sentence.change, mode.change], interventions, [sentence, mode], outputs, api_name="interventions",
-          trigger_mode="always_last", **kwargs)
-    ctx.tab.select(show_cards, None, card_outputs, api_visibility="private", **kwargs).then(
-        interventions, [sentence, mode], outputs, api_visibility="private", **kwargs)
+    api_interventions.click(interventions, [sentence, mode], outputs, api_name="interventions", **kwargs)
+    # The page's own events skip the queue, as the Attention tab's do (a finished queued event would leave its
+    # inputs in every later event's walk, docs/app.md); core.serve.slots bounds their CPU; a mistake is said in
+    # the problem box.
+    fast = dict(queue=False, api_visibility="private", trigger_mode="always_last", show_progress="hidden")
+    drawn = user_errors(interventions, unqueued=len(outputs))
+    gr.on([sentence.change, mode.change], drawn, [sentence, mode], [*outputs, problem], **fast)
+    ctx.tab.select(user_errors(show_cards, unqueued=len(card_outputs)), None, [*card_outputs, problem], **fast).then(
+        drawn, [sentence, mode], [*outputs, problem], **fast)
     ctx.warm.append(chapter.warm)  # the cards and the held-out table, once per process

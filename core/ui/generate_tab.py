@@ -10,7 +10,7 @@ from core.model import PRESETS
 from core.render.generate_views import HEADERS
 from core.serve import generate
 
-from .common import CPU_GROUP, CPU_LIMIT, api_accordion, export_button, user_errors, view
+from .common import CPU_GROUP, CPU_LIMIT, api_accordion, export_button, problem_box, user_errors, view
 
 TITLE = "Generate"
 EXAMPLES = [  # written with spaces between tokens: the tiny model knows every word
@@ -93,6 +93,7 @@ def build(ctx) -> None:
                              elem_id="generate-seed")
             step_button = gr.Button(TEXT["step"], variant="primary", elem_id="generate-step")
         with gr.Column(scale=2):
+            problem = problem_box("generate-problem")
             bars = view(None, elem_id="generate-next")
             export_button(bars, "generate-next")
             summary = gr.Textbox(label=TEXT["summary"], interactive=False, elem_id="generate-summary")
@@ -176,20 +177,22 @@ def build(ctx) -> None:
 
     api_call.click(next_words, [sentence, api_position, temperature, top_k, seed, model], predicted,
                    api_name="next_words", **queued)
+    # The page's short events skip the queue, as the Attention tab's do (a finished queued event would leave its
+    # inputs in every later event's walk, docs/app.md); core.serve.slots bounds their CPU; a mistake is said in
+    # the problem box. Generating (a step, n words) stays queued.
+    fast = dict(queue=False, api_visibility="private", trigger_mode="always_last", show_progress="hidden")
     reopen = [sentence.change, model.change, *([ctx.tab.select] if getattr(ctx, "tab", None) else [])]
-    gr.on(reopen, opened, [model, sentence, temperature, top_k, seed], [position, *predicted],
-          api_visibility="private", trigger_mode="always_last", show_progress="minimal", **queued)
-    gr.on([position.input, temperature.input, top_k.input, seed.input], next_words,
-          [sentence, position, temperature, top_k, seed, model], predicted, api_visibility="private",
-          trigger_mode="always_last", show_progress="minimal", **queued)
+    gr.on(reopen, user_errors(opened, unqueued=len([position, *predicted])), [model, sentence, temperature, top_k, seed],
+          [position, *predicted, problem], **fast)
+    gr.on([position.input, temperature.input, top_k.input, seed.input], user_errors(next_words, unqueued=len(predicted)),
+          [sentence, position, temperature, top_k, seed, model], [*predicted, problem], **fast)
     step_button.click(stepped, [sentence, temperature, top_k, seed, model],
                       [sentence, rows, cache, step_summary, step_payload], api_visibility="private", **queued)
     many_button.click(generate_words, [sentence, n_words, temperature, top_k, seed, use_cache, model],
                       [many_table, many_summary, many_payload], api_name="generate", **queued)
     numbers = [preset, n_kv, window, context]
-    gr.on([*(c.change for c in numbers), *([ctx.tab.select] if getattr(ctx, "tab", None) else [])], cache_numbers,
-          numbers, [cache_table, cache_summary, cache_payload], api_visibility="private",
-          trigger_mode="always_last", **queued)
+    gr.on([*(c.change for c in numbers), *([ctx.tab.select] if getattr(ctx, "tab", None) else [])],
+          user_errors(cache_numbers, unqueued=3), numbers, [cache_table, cache_summary, cache_payload, problem], **fast)
     for button, example in zip(examples, EXAMPLES, strict=True):  # set in the page: one round trip, not two
         button.click(None, None, sentence, js=f"() => {json.dumps(example)}", queue=False)
     ctx.warm.append(lambda: generate.next_words(EXAMPLES[0], -1, 1.0, 0, 0))  # loads the tiny model

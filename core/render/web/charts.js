@@ -75,10 +75,11 @@
     return g;
   }
 
-  const DASHES = { true: "9 6", dash: "9 6", dot: "2 6", dashdot: "12 5 2 5", long: "18 6" };
+  const DASHES = { true: "9 6", 1: "9 6", 2: "2 6", 3: "12 5 2 5", 4: "18 6" }; // s.dash: true or a pattern's index
+  const MARKERS = ["circle", "square", "triangle", "diamond", "ring"]; // s.marker: an index
   // a marker of its own per line (s.marker), so a line is told apart without its colour
-  function marker(shape, x, y, colour) {
-    const r = 5.5;
+  function marker(index, x, y, colour) {
+    const r = 5.5, shape = MARKERS[index || 0];
     if (shape === "square") return A.svg("rect", { x: x - r, y: y - r, width: 2 * r, height: 2 * r, fill: colour });
     if (shape === "triangle") return A.svg("polygon", { points: `${x},${y - r - 1} ${x + r + 1},${y + r} ${x - r - 1},${y + r}`, fill: colour });
     if (shape === "diamond") return A.svg("polygon", { points: `${x},${y - r - 2} ${x + r + 2},${y} ${x},${y + r + 2} ${x - r - 2},${y}`, fill: colour });
