@@ -177,3 +177,16 @@ def test_chart_titles_and_cost_lines_do_not_overlap(shown):
     markers = page.evaluate("() => new Set([...document.querySelectorAll('#cost-saved polyline')].map((l) =>"
                             " l.getAttribute('stroke') + l.getAttribute('stroke-dasharray'))).size")
     assert markers >= 9  # colour and dash together tell the ten lines apart
+
+
+def test_the_transfer_verdicts_are_whole(shown):
+    """The two-more-transfers table wraps its verdicts in the width it has: no sideways scroll hides one."""
+    page, lang, _ = shown
+    page.get_by_role("tab", name=name("Weight transfer", lang), exact=True).click()
+    page.wait_for_function("() => document.querySelectorAll('#transfer-others tbody tr').length >= 2")
+    settle(page)
+    box = page.locator("#transfer-others .virtual-table-viewport, #transfer-others .table-wrap").first
+    assert box.evaluate("e => e.scrollWidth <= e.clientWidth + 1")
+    cut = page.evaluate("() => [...document.querySelectorAll('#transfer-others tbody td')].filter((c) =>"
+                        " c.clientHeight && c.scrollWidth > c.clientWidth + 1).map((c) => c.innerText)")
+    assert cut == []

@@ -64,7 +64,7 @@ def build(ctx) -> None:
     api_call.click(causality, inputs, outputs, api_name="causality", concurrency_id=CPU_GROUP,
                    concurrency_limit=CPU_LIMIT)
     # The page's own events skip the queue, as the Attention tab's do (a finished queued event would leave its
-    # outputs in every later event's walk, docs/app.md); core.serve.slots bounds their CPU; a mistake is said
+    # inputs in every later event's walk, docs/app.md); core.serve.slots bounds their CPU; a mistake is said
     # in the problem box.
     fast = dict(queue=False, api_visibility="private", trigger_mode="always_last", show_progress="hidden")
     drawn = user_errors(causality, unqueued=len(outputs))
