@@ -73,7 +73,8 @@ def trained(page, out):
 def step(page, out):
     tab(page, "Step through")
     drawn(page, "step-weights")
-    shoot(page, out, "step", "#step-scores")
+    shoot(page, out, "step")  # the head picker with the first cards (Q, K, V abreast at 1920)
+    shoot(page, out, "step-masked", "#step-formula-scaled")
 
 
 def causality(page, out):

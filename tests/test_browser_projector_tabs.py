@@ -37,6 +37,19 @@ CUT = """() => {
   }
   return out;
 }"""
+# A matrix's y-axis title (upright characters top to bottom in Chinese) over one of its labels or titles.
+YTITLE = """() => {
+  const out = [];
+  for (const root of document.querySelectorAll('.al-root')) {
+    if (!root.offsetParent) continue;
+    const titles = [...root.querySelectorAll('.al-ytitle')].map((e) => e.getBoundingClientRect());
+    const labels = [...root.querySelectorAll('.al-label:not(.al-thin), .al-head-title')].map((e) => [e.textContent, e.getBoundingClientRect()]);
+    for (const p of titles) for (const [s, q] of labels) {
+      if (p.left < q.right - 1 && q.left < p.right - 1 && p.top < q.bottom - 1 && q.top < p.bottom - 1) out.push('y title over: ' + s);
+    }
+  }
+  return out;
+}"""
 DRAWN = """() => {
   const tab = [...document.querySelectorAll('.tabitem')].find((e) => getComputedStyle(e).display !== 'none');
   const roots = [...tab.querySelectorAll('.al-root')].filter((r) => r.offsetParent !== null);
@@ -91,14 +104,15 @@ def shown(request, app_url):
         for tab in TABS:
             page.get_by_role("tab", name=name(tab, lang), exact=True).click()
             settle(page)
-            found[tab] = page.evaluate(CUT)
+            found[tab] = page.evaluate(CUT) + page.evaluate(YTITLE)
         yield page, lang, found
         browser.close()
 
 
 @pytest.mark.parametrize("tab", TABS)
 def test_no_text_is_cut_and_no_view_scrolls(shown, tab):
-    """Issue 22 (2, 5, 11): formulas, titles, labels, the variant box and the verdicts whole; no scrollbar in a view."""
+    """Issue 22 (2, 5, 11): formulas, titles, labels and the variant box whole, no y title over a label, no
+    scrollbar in a view."""
     _, _, found = shown
     assert found[tab] == []
 
