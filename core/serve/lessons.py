@@ -164,7 +164,7 @@ def _trained(st: dict[str, Any]) -> Shown:
     if key >= T:
         raise ConfigError(MESSAGES["row"].format(row=key, last=T - 1).replace("row=", "key=", 1))
     allowed = np.tril(np.ones((T, T), dtype=bool))  # the tiny model is causal
-    labels = {"hover": matrix.LABELS["hover_plain"], "note": v.selected, "warning": v.note}
+    labels = {"hover": matrix.LABELS["hover_plain"], "note": "", "warning": v.note}  # (its role: the head's title)
     data = matrix.heatmaps(tokens, [weights], [v.payload["heads"][st["head"]]], blocked=~allowed, labels=labels,
                            max_columns=1)
     check = MESSAGES["weight"].format(query=tokens[row], key=tokens[key], weight=weights[row, key])

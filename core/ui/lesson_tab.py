@@ -8,8 +8,8 @@ from typing import Any
 
 import gradio as gr
 
-from core.lab.lesson_format import safe_markdown
-from core.serve import lessons
+from core.lab.lesson_format import MISTAKES, MODES, safe_markdown
+from core.serve import chapter, lessons
 
 from . import i18n
 from .common import sentence_of, view
@@ -29,9 +29,9 @@ TEXT = {
     "status": "Which lessons loaded",
 }
 MESSAGES = {
-    "where": "step {k} of {n}",
-    "loaded": "Loaded: {names}.",
-    "failed": "Not loaded: {error}",
+    "where": "step {n} of {total}",
+    "loaded": "Lessons loaded:",  # then the names: a name stays a name in every language
+    "failed": "Not loaded:",  # then the file's sentence (a teacher's diagnostic, as the CLI says it)
     "none": "No lesson loaded.",
 }
 CONTROLS = ("causal", "scaled", "sentence", "mistake", "mode")  # every control a step may offer, in this order
@@ -69,7 +69,7 @@ STYLE = """<style>
 
 def where_html(name: str, k: int, n: int) -> str:
     """The position line: 'step k of n', with the lesson and step for #lesson's data attributes (escaped)."""
-    text = i18n.tr(MESSAGES["where"].format(k=k, n=n))
+    text = i18n.tr(MESSAGES["where"].format(n=k, total=n))
     return (f'<span class="al-lesson-where" data-lesson="{html.escape(name)}" data-step="{k}">'
             f"{html.escape(text)}</span>")
 
@@ -81,12 +81,13 @@ def build(ctx) -> None:
     with gr.Column(elem_id="lesson"):
         with gr.Row(elem_id="lesson-bar", equal_height=True):
             picker = gr.Dropdown([(shelf.get(n).title, n) for n in names], value=first or None, label=TEXT["lesson"],
-                                 elem_id="lesson-picker", elem_classes=["al-example"], scale=3, min_width=240)
+                                 show_label=False, container=False, elem_id="lesson-picker",
+                                 elem_classes=["al-example"], scale=3, min_width=240)  # titles: the lessons' own
             where = gr.HTML(where_html(first, 1, 1), elem_id="lesson-where", js_on_load=KEYS_JS, head=STYLE,
                             min_width=120)
             back = gr.Button(TEXT["back"], elem_id="lesson-back", scale=0, min_width=110)
             nxt = gr.Button(TEXT["next"], elem_id="lesson-next", variant="primary", scale=0, min_width=110)
-            to_lab = gr.Button(TEXT["lab"], elem_id="lesson-lab", scale=0, min_width=150)
+            to_lab = gr.Button(TEXT["lab"], elem_id="lesson-lab", scale=0, min_width=190)
         with gr.Row(equal_height=False):
             with gr.Column(scale=2, min_width=320):
                 text = gr.Markdown(elem_id="lesson-text", sanitize_html=True)
@@ -94,9 +95,9 @@ def build(ctx) -> None:
                 causal = gr.Checkbox(True, label=TEXT["causal"], visible=False, elem_id="lesson-causal")
                 scaled = gr.Checkbox(True, label=TEXT["scaled"], visible=False, elem_id="lesson-scaled")
                 sentence = gr.Textbox(label=TEXT["sentence"], visible=False, elem_id="lesson-sentence", max_lines=2)
-                mistake = gr.Radio(list(lessons.lesson_format.MISTAKES), value="none", label=TEXT["mistake"],
+                mistake = gr.Radio(list(MISTAKES), value="none", label=TEXT["mistake"],
                                    visible=False, elem_id="lesson-mistake")
-                mode = gr.Radio(list(lessons.lesson_format.MODES), value="zero", label=TEXT["mode"], visible=False,
+                mode = gr.Radio([(chapter.ABLATIONS[m], m) for m in MODES], value="zero", label=TEXT["mode"], visible=False,
                                 elem_id="lesson-mode")
             with gr.Column(scale=3, min_width=420):
                 shown = view(None, elem_id="lesson-view")
@@ -156,10 +157,10 @@ def build(ctx) -> None:
         except ValueError:
             k = 0
         choices = [(lesson_of(n).title, n) for n in names]
-        loaded = MESSAGES["loaded"].format(names=", ".join(
-            f"{n} ({', '.join(shelf.lessons[n])})" for n in names)) if names else MESSAGES["none"]
-        failed = [MESSAGES["failed"].format(error=e) for e in shelf.errors]
-        return (gr.update(choices=choices, value=name), "\n\n".join([i18n.tr(loaded), *failed]), *present(name, k))
+        loaded = " ".join([i18n.tr(MESSAGES["loaded"]), ", ".join(
+            f"{n} ({', '.join(shelf.lessons[n])})" for n in names)]) if names else i18n.tr(MESSAGES["none"])
+        failed = [f"{i18n.tr(MESSAGES['failed'])} {safe_markdown(e)}" for e in shelf.errors]
+        return (gr.update(choices=choices, value=name), "\n\n".join([loaded, *failed]), *present(name, k))
 
     outputs = [position, where, text, check, shown, lab_state, *controls]
     fast = dict(api_visibility="private", show_progress="hidden", trigger_mode="always_last")

@@ -281,10 +281,12 @@
     root.replaceChildren(frag);
     if (keep) root.appendChild(keep);
     tip.hide();
-    if (state.rows !== rows.join("\u0000")) { // a new sentence: nothing highlighted, or the row the data names
+    // a new sentence, or a new row the data names (a lesson's next step): nothing highlighted, or that row
+    const shown = rows.join("\u0000") + "\u0001" + (Number.isInteger(data.highlight) ? data.highlight : "");
+    if (state.rows !== shown) {
       state.highlight = Number.isInteger(data.highlight) && data.highlight < rows.length ? data.highlight : null;
     }
-    state.rows = rows.join("\u0000");
+    state.rows = shown;
     highlight(root, state.highlight);
     if (data.headview && A.views.headview) {
       const hv = A.el("div", "al-headview-box");
