@@ -25,7 +25,7 @@ from .exports import remember
 from .trained import trained
 
 ENV = "ATTENTION_LAB_LESSONS"  # a teacher's folder of lesson files (several: separated by os.pathsep)
-HEIGHT = 330  # px a step's drawn view may take: text, view and controls fit 1024×768 without scrolling
+HEIGHT = 300  # px a step's drawn view may take: text, view and controls fit 1024×768 without scrolling
 FONT_PX = 17  # the views' token labels, read from the back of a room
 DEFAULTS: dict[str, Any] = {
     "sentence": "The cat sat on the mat because it was tired", "variant": "multi-head", "causal": True,
@@ -42,7 +42,7 @@ LAB_TABS = {  # the lab tab a step continues in (core.ui module names)
 }
 MESSAGES = {
     "weight": "{query} → {key}: {weight:.2f}",
-    "row": "row={row} is past the sentence's last token ({last}); choose 0 to {last}",
+    "row": "row={row} is past the sentence's last token; choose 0 to {last}",
     "cost": "Measured offline at T = {T}: the naive path's scores took {naive:,.0f} MiB, the fused kernel's "
             "{fused:,.0f} MiB; doubling T quadruples the square.",
     "transfer_v2": "SelfAttention_v2's output",
@@ -89,9 +89,15 @@ def show(lab: Any, view: str, st: dict[str, Any]) -> Shown:
     return shown
 
 
-def _fit(data: dict[str, Any], **extra: Any) -> dict[str, Any]:
-    """A tab's view fitted to a lesson's screen: a height budget, larger labels, no head view underneath."""
-    return {**data, "height_budget": HEIGHT, "font_px": FONT_PX, "headview": None, **extra}
+def _fit(data: dict[str, Any], panel: int | None = None, **extra: Any) -> dict[str, Any]:
+    """A tab's view fitted to a lesson's screen: a height budget, larger labels, no head view underneath; of a
+    chart, the one panel that proves the step's claim."""
+    if data.get("kind") == "chart":
+        panels = data["panels"] if panel is None else data["panels"][panel:panel + 1]
+        return {**data, "panels": panels, "height": HEIGHT, "columns": 1, **extra}
+    heads = len(data.get("heads", ()))
+    return {**data, "height_budget": HEIGHT, "font_px": FONT_PX, "headview": None, "min_columns": min(heads, 4) or 1,
+            "labels": {**data.get("labels", {}), "note": ""}, **extra}  # (the tab's "click a token" hint: not here)
 
 
 def _lab(st: dict[str, Any]) -> dict[str, Any]:
@@ -139,12 +145,12 @@ def _show(lab: Any, view: str, frozen: str) -> Shown:
         v = views.masking(lab, st["sentence"], st["seed"])
         if view == "three-ways":
             return Shown(_fit(v.three), v.three_summary, _lab(st))
-        return Shown(_fit(v.sqrt_d), v.sqrt_d_summary, _lab(st))
+        return Shown(_fit(v.sqrt_d, panel=0), v.sqrt_d_summary, _lab(st))  # the largest weight against d
     if view == "transfer":
         return _transfer(st)
     if view == "failure":
         card = next(c for c in chapter.cards() if c.key == st["card"])
-        return Shown(_fit(card.weights), "  \n".join([card.effect, *card.check.splitlines()]), _lab(st))
+        return Shown(_fit(card.weights), "  \n".join(card.check.splitlines()[1:]), _lab(st))  # wrong, then fix
     if view == "interventions":
         v = chapter.interventions(st["sentence"] if st["sentence"] != DEFAULTS["sentence"] else TRAINED_SENTENCE,
                                   st["mode"])
@@ -196,7 +202,7 @@ def _cost(st: dict[str, Any]) -> Shown:
                   and peak[(row, T)] is not None)
     check = "" if not both else MESSAGES["cost"].format(T=both[-1], naive=peak[("trace", both[-1])],
                                                          fused=peak[("multi-head", both[-1])])
-    return Shown(_fit(saved_chart(saved)), check, _lab(st))
+    return Shown(_fit(saved_chart(saved), panel=1), check, _lab(st))  # the memory panel: the square
 
 
 def lesson_path(shelf: Shelf, name: str) -> Path:

@@ -58,9 +58,10 @@ MARK_JS = """() => {
   if (w && l) { l.dataset.lesson = w.dataset.lesson; l.dataset.step = w.dataset.step; }
 }"""
 STYLE = """<style>
-#lesson-text, #lesson-text p, #lesson-text li { font-size: 21px !important; line-height: 1.4; }
-#lesson-text h2 { font-size: 28px !important; margin: 0 0 8px 0 !important; }
-#lesson-check, #lesson-check p { font-size: 20px !important; font-weight: 600; }
+#lesson-text, #lesson-text p, #lesson-text li { font-size: 20px !important; line-height: 1.35; }
+#lesson-text p { margin: 0 0 10px 0 !important; }
+#lesson-text h2 { font-size: 25px !important; margin: 0 0 8px 0 !important; }
+#lesson-check, #lesson-check p { font-size: 20px !important; font-weight: 500; line-height: 1.3; }
 #lesson-check { border-left: 5px solid #0072B2; padding-left: 10px; }
 .al-lesson-where { font-size: 20px; white-space: nowrap; }
 #lesson-bar { align-items: center; }
@@ -89,7 +90,7 @@ def build(ctx) -> None:
             nxt = gr.Button(TEXT["next"], elem_id="lesson-next", variant="primary", scale=0, min_width=110)
             to_lab = gr.Button(TEXT["lab"], elem_id="lesson-lab", scale=0, min_width=190)
         with gr.Row(equal_height=False):
-            with gr.Column(scale=2, min_width=320):
+            with gr.Column(scale=1, min_width=320):
                 text = gr.Markdown(elem_id="lesson-text", sanitize_html=True)
                 check = gr.Markdown(elem_id="lesson-check", sanitize_html=True)
                 causal = gr.Checkbox(True, label=TEXT["causal"], visible=False, elem_id="lesson-causal")
@@ -99,7 +100,7 @@ def build(ctx) -> None:
                                    visible=False, elem_id="lesson-mistake")
                 mode = gr.Radio([(chapter.ABLATIONS[m], m) for m in MODES], value="zero", label=TEXT["mode"], visible=False,
                                 elem_id="lesson-mode")
-            with gr.Column(scale=3, min_width=420):
+            with gr.Column(scale=1, min_width=420):
                 shown = view(None, elem_id="lesson-view")
         with gr.Accordion(TEXT["status"], open=False, elem_id="lesson-status-box"):
             status = gr.Markdown(elem_id="lesson-status")

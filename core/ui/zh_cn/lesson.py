@@ -18,10 +18,8 @@ EXACT: dict[str, str] = {
 }
 
 TEMPLATES: list[tuple[str, str]] = [
-    ("row={row} is past the sentence's last token ({last}); choose 0 to {last}",
-     "row={row} 超出了句子的最后一个词元（{last}）；请选择 0 到 {last}"),
-    ("key={row} is past the sentence's last token ({last}); choose 0 to {last}",
-     "key={row} 超出了句子的最后一个词元（{last}）；请选择 0 到 {last}"),
+    ("row={row} is past the sentence's last token; choose 0 to {last}", "row={row} 超出了句子的最后一个词元；请选择 0 到 {last}"),
+    ("key={row} is past the sentence's last token; choose 0 to {last}", "key={row} 超出了句子的最后一个词元；请选择 0 到 {last}"),
     ("Measured offline at T = {T}: the naive path's scores took {naive} MiB, the fused kernel's {fused} MiB; "
      "doubling T quadruples the square.",
      "离线测得，T = {T} 时：朴素实现的分数占用 {naive} MiB，融合内核只占 {fused} MiB；T 翻倍，这个方阵就变成四倍。"),
