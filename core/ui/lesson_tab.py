@@ -16,6 +16,7 @@ from .common import sentence_of, view
 
 TITLE = "Lesson"
 FIRST = "chapter"  # the lesson a page opens on
+BUILT_IN = ("chapter", "v1-v2", "by-hand")  # the picker's order: these first, then a teacher's and the plugins'
 TEXT = {
     "lesson": "Lesson",
     "back": "← Back",
@@ -77,7 +78,7 @@ def where_html(name: str, k: int, n: int) -> str:
 
 def build(ctx) -> None:
     shelf = lessons.load(ctx.registry)
-    names = shelf.names()
+    names = sorted(shelf.names(), key=lambda n: BUILT_IN.index(n) if n in BUILT_IN else len(BUILT_IN))
     first = FIRST if FIRST in names else (names[0] if names else "")
     with gr.Column(elem_id="lesson"):
         with gr.Row(elem_id="lesson-bar", equal_height=True):
