@@ -65,6 +65,7 @@ KEYS: dict[str, Key] = {
     "mistake": Key("choice", "a mistake made while copying the weights", choices=MISTAKES),
     "card": Key("choice", "which spot-the-bug card", choices=CARDS),
     "mode": Key("choice", "how a head is taken out", choices=MODES),
+    "panel": Key("int", "which panel of a chart is shown (0 = the first)", 0, 2),
     "controls": Key("list", "the controls the step offers (at most three), from the view's controls"),
 }
 
@@ -95,13 +96,14 @@ VIEWS: dict[str, View] = {
                        ("sentence", "variant", "causal", "seed", "position", "replacement"), ("causal", "sentence")),
     "three-ways": View("masking three ways: -inf before softmax, zero then renormalise, zero only",
                        ("sentence", "seed"), ("sentence",)),
-    "sqrt-d": View("why divide by √d: the softmax's sharpness against the width d", ()),
+    "sqrt-d": View("why divide by √d: the largest weight (panel 0) or a row's entropy (1) against the width d",
+                   ("panel",)),
     "transfer": View("copy SelfAttention_v2's weights into _v1 and compare the outputs", ("seed", "mistake"),
                      ("mistake",)),
     "failure": View("a spot-the-bug card: the wrong line's weights beside the fix's", ("card",)),
-    "interventions": View("each trained head's weight on its pattern beside what removing it costs",
-                          ("sentence", "mode"), ("mode",)),
-    "cost": View("the square that grows: time and memory against the length T (measured)", ()),
+    "interventions": View("each trained head's weight on its pattern (panel 0), what removing it costs on held-out "
+                          "text (1) and on the word after 它 可能 (2)", ("sentence", "mode", "panel"), ("mode",)),
+    "cost": View("the square that grows: time (panel 0) and memory (1) against the length T (measured)", ("panel",)),
 }
 CONTROL_MAX = 3
 

@@ -93,7 +93,7 @@ def _fit(data: dict[str, Any], panel: int | None = None, **extra: Any) -> dict[s
     """A tab's view fitted to a lesson's screen: a height budget, larger labels, no head view underneath; of a
     chart, the one panel that proves the step's claim."""
     if data.get("kind") == "chart":
-        panels = data["panels"] if panel is None else data["panels"][panel:panel + 1]
+        panels = data["panels"] if panel is None else data["panels"][min(panel, len(data["panels"]) - 1):][:1]
         return {**data, "panels": panels, "height": HEIGHT, "columns": 1, **extra}
     heads = len(data.get("heads", ()))
     return {**data, "height_budget": HEIGHT, "font_px": FONT_PX, "headview": None, "min_columns": min(heads, 4) or 1,
@@ -145,7 +145,7 @@ def _show(lab: Any, view: str, frozen: str) -> Shown:
         v = views.masking(lab, st["sentence"], st["seed"])
         if view == "three-ways":
             return Shown(_fit(v.three), v.three_summary, _lab(st))
-        return Shown(_fit(v.sqrt_d, panel=0), v.sqrt_d_summary, _lab(st))  # the largest weight against d
+        return Shown(_fit(v.sqrt_d, panel=st.get("panel", 0)), v.sqrt_d_summary, _lab(st))
     if view == "transfer":
         return _transfer(st)
     if view == "failure":
@@ -154,7 +154,7 @@ def _show(lab: Any, view: str, frozen: str) -> Shown:
     if view == "interventions":
         v = chapter.interventions(st["sentence"] if st["sentence"] != DEFAULTS["sentence"] else TRAINED_SENTENCE,
                                   st["mode"])
-        return Shown(_fit(v.chart), v.headline, _lab(st))
+        return Shown(_fit(v.chart, panel=st.get("panel", 0)), v.headline, _lab(st))
     if view == "cost":
         return _cost(st)
     raise ConfigError(f"view {view!r} is not known; the views are {', '.join(lesson_format.VIEWS)}")
@@ -202,7 +202,7 @@ def _cost(st: dict[str, Any]) -> Shown:
                   and peak[(row, T)] is not None)
     check = "" if not both else MESSAGES["cost"].format(T=both[-1], naive=peak[("trace", both[-1])],
                                                          fused=peak[("multi-head", both[-1])])
-    return Shown(_fit(saved_chart(saved), panel=1), check, _lab(st))  # the memory panel: the square
+    return Shown(_fit(saved_chart(saved), panel=st.get("panel", 1)), check, _lab(st))  # memory: the square
 
 
 def lesson_path(shelf: Shelf, name: str) -> Path:

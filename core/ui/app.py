@@ -81,6 +81,7 @@ def build_demo(registry: Registry | None = None) -> gr.Blocks:
         gr.Markdown("# Attention Lab\nThe attention layer of GPT-style models, one stage at a time.")
         tabs = []
         ctx.shared["demo"] = demo  # for a tab's demo.load (the Lesson tab opens ?lesson=NAME&step=N)
+        ctx.shared["tabs"] = [m.rsplit(".", 1)[1] for m in TABS]  # the tabs' modules in order ("open in the lab")
         with gr.Tabs(overflow_behavior="wrap"):  # every tab in sight on a laptop, none behind a "⋯" menu
             for i, modname in enumerate(TABS):
                 tab = importlib.import_module(modname)

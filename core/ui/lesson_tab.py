@@ -190,12 +190,9 @@ def _position(pos: Any) -> tuple[str, int]:
 def _wire_lab(ctx, to_lab: gr.Button, lab_state: gr.JSON, position: gr.Textbox) -> None:
     """Once every tab is built: "open in the lab" writes the step's state into the Attention tab's inputs and opens
     the tab the step's view comes from; a lab link (?sentence=…&variant=…&causal=…&scaled=…) fills them too."""
-    from . import app
-
-    inputs = ctx.shared.get("attention_inputs")
-    if not inputs:
+    inputs, order = ctx.shared.get("attention_inputs"), ctx.shared.get("tabs", [])
+    if not inputs or "attention_tab" not in order:
         return
-    order = [m.rsplit(".", 1)[1] for m in app.TABS]
 
     def to_inputs(lab: Any) -> tuple:
         if not isinstance(lab, dict):
