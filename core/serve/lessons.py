@@ -43,12 +43,13 @@ LAB_TABS = {  # the lab tab a step continues in (core.ui module names)
 MESSAGES = {
     "weight": "{query} → {key}: {weight:.2f}",
     "row": "row={row} is past the sentence's last token; choose 0 to {last}",
-    "cost": "Measured offline at T = {T}: the naive path's scores took {naive:,.0f} MiB, the fused kernel's "
-            "{fused:,.0f} MiB; doubling T quadruples the square.",
+    "cost": "Measured offline at T = {T}: one call of the naive path grew memory by {naive:,.0f} MiB, the fused "
+            "kernel by {fused:,.0f} MiB; doubling T quadruples the square.",
     "transfer_v2": "SelfAttention_v2's output",
     "transfer_v1": "SelfAttention_v1's output, after the copy",
     "missing": "no lesson called {name!r}; the lessons are {names}",
 }
+COST_ROWS = ("trace", "multi-head", "sliding-window", "dense-mask-sdpa")  # naive, fused, band (the Cost tab's table)
 JOURNEY = ("Your", "journey", "starts", "with", "one", "step")  # the six inputs of the transfer (core.lab.transfer_report)
 
 
@@ -174,7 +175,8 @@ def _trained(st: dict[str, Any]) -> Shown:
     data = matrix.heatmaps(tokens, [weights], [v.payload["heads"][st["head"]]], blocked=~allowed, labels=labels,
                            max_columns=1)
     check = MESSAGES["weight"].format(query=tokens[row], key=tokens[key], weight=weights[row, key])
-    return Shown(_fit(data, highlight=row), check, {**_lab({**DEFAULTS, **st}), "weights": "trained"})
+    return Shown(_fit(data, highlight=row, height_budget=HEIGHT + 50), check,  # one head: every label legible
+                 {**_lab({**DEFAULTS, **st}), "weights": "trained"})
 
 
 def _transfer(st: dict[str, Any]) -> Shown:
@@ -197,6 +199,7 @@ def _cost(st: dict[str, Any]) -> Shown:
     from ..render.cost_plot import saved_chart
 
     saved = cost.load_saved() or {"points": []}
+    saved = {**saved, "points": [p for p in saved["points"] if p.get("row") in COST_ROWS]}
     peak = {(p.get("row"), p.get("T")): p.get("peak_mib") for p in saved["points"]}
     both = sorted(T for (row, T) in peak if row == "trace" and peak.get(("multi-head", T)) is not None
                   and peak[(row, T)] is not None)
@@ -211,3 +214,31 @@ def lesson_path(shelf: Shelf, name: str) -> Path:
     if lesson is None:
         raise ConfigError(MESSAGES["missing"].format(name=name, names=", ".join(shelf.names())))
     return Path(lesson.path)
+
+
+def step_at(lesson: lesson_format.Lesson, k: Any, by: int = 0) -> int:
+    """Step k moved by `by` (Next +1, Back -1), held to the lesson's steps (from 0); a k that is not a number is 0."""
+    k = int(k) if isinstance(k, (int, float)) and not isinstance(k, bool) else 0
+    return min(max(k + by, 0), len(lesson.steps) - 1)
+
+
+def numbered(lesson: lesson_format.Lesson, k: int) -> tuple[int, int]:
+    """(step number from 1, steps in all): what 'step k of n' and #lesson's data-step say."""
+    return k + 1, len(lesson.steps)
+
+
+def linked_step(value: Any) -> int:
+    """?step=N (from 1) as a step index (from 0); anything that is not a whole number opens the first step."""
+    try:
+        return int(str(value)) - 1
+    except ValueError:
+        return 0
+
+
+def position(value: Any) -> tuple[str, int]:
+    """The page's hidden position, '["name", k]' -> (name, k); anything else reads as the first lesson's first step."""
+    try:
+        name, k = json.loads(value)
+        return str(name), int(k)
+    except (TypeError, ValueError):
+        return "", 0

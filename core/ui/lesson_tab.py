@@ -9,7 +9,7 @@ from typing import Any
 import gradio as gr
 
 from core.lab.lesson_format import MISTAKES, MODES, safe_markdown
-from core.serve import chapter, lessons
+from core.serve import lessons
 
 from . import i18n
 from .common import sentence_of, view
@@ -35,6 +35,7 @@ MESSAGES = {
     "failed": "Not loaded:",  # then the file's sentence (a teacher's diagnostic, as the CLI says it)
     "none": "No lesson loaded.",
 }
+ABLATIONS = {"zero": "zero its output", "uniform": "uniform weights"}  # short: the step's text says more
 CONTROLS = ("causal", "scaled", "sentence", "mistake", "mode")  # every control a step may offer, in this order
 # The presenter's clicker sends → ← PageDown PageUp (and Space): Next and Back, unless a text field has the focus.
 KEYS_JS = """
@@ -64,7 +65,7 @@ STYLE = """<style>
 #lesson-text h2 { font-size: 25px !important; margin: 0 0 8px 0 !important; }
 #lesson-check, #lesson-check p { font-size: 20px !important; font-weight: 500; line-height: 1.3; }
 #lesson-check { border-left: 5px solid #0072B2; padding-left: 10px; }
-.al-lesson-where { font-size: 20px; white-space: nowrap; }
+.al-lesson-where { font-size: 20px; white-space: nowrap; margin-right: 12px; }
 #lesson-bar { align-items: center; }
 </style>"""
 
@@ -99,7 +100,7 @@ def build(ctx) -> None:
                 sentence = gr.Textbox(label=TEXT["sentence"], visible=False, elem_id="lesson-sentence", max_lines=2)
                 mistake = gr.Radio(list(MISTAKES), value="none", label=TEXT["mistake"],
                                    visible=False, elem_id="lesson-mistake")
-                mode = gr.Radio([(chapter.ABLATIONS[m], m) for m in MODES], value="zero", label=TEXT["mode"], visible=False,
+                mode = gr.Radio([(ABLATIONS[m], m) for m in MODES], value="zero", label=TEXT["mode"], visible=False,
                                 elem_id="lesson-mode")
             with gr.Column(scale=1, min_width=420):
                 shown = view(None, elem_id="lesson-view")
@@ -126,38 +127,35 @@ def build(ctx) -> None:
         """Step k (from 0, held to the lesson) of the lesson: position, text, view, check, controls preset."""
         lesson = lesson_of(name)
         if lesson is None:
-            return (json.dumps(["", 0]), "", i18n.tr(MESSAGES["none"]), "", None, None, *(gr.skip(),) * 5)
-        k = min(max(int(k) if isinstance(k, (int, float)) else 0, 0), len(lesson.steps) - 1)
+            return (json.dumps(["", 0]), "", i18n.tr(MESSAGES["none"]), "", None, None, *(gr.skip() for _ in CONTROLS))
+        k = lessons.step_at(lesson, k)
         step = lesson.steps[k]
         st = lessons.state(step)
         v, c, lab = drawn(lesson, k)
         ups = [gr.update(visible=name in step.controls, value=st[name]) for name in CONTROLS]
         body = f"## {safe_markdown(step.title)}\n\n{safe_markdown(step.text)}"
-        return (json.dumps([lesson.name, k]), where_html(lesson.name, k + 1, len(lesson.steps)), body, c, v, lab,
+        return (json.dumps([lesson.name, k]), where_html(lesson.name, *lessons.numbered(lesson, k)), body, c, v, lab,
                 *ups)
 
     def moved(pos: str, by: int) -> tuple:
-        name, k = _position(pos)
-        return present(name, k + by)
+        name, k = lessons.position(pos)
+        lesson = lesson_of(name)
+        return present(name, lessons.step_at(lesson, k, by) if lesson is not None else 0)
 
     def changed(pos: str, *values) -> tuple:
         """A control moved: the same step redrawn with the presenter's value."""
-        name, k = _position(pos)
+        name, k = lessons.position(pos)
         lesson = lesson_of(name)
         if lesson is None:
             return gr.skip(), gr.skip(), gr.skip()
-        k = min(max(k, 0), len(lesson.steps) - 1)
-        v, c, lab = drawn(lesson, k, dict(zip(CONTROLS, values, strict=True)))
+        v, c, lab = drawn(lesson, lessons.step_at(lesson, k), dict(zip(CONTROLS, values, strict=True)))
         return v, c, lab
 
     def opened(request: gr.Request):
         """The page's first step: ?lesson=NAME&step=N (from 1), else the first lesson; the picker in its language."""
         params = dict(getattr(request, "query_params", {}) or {})
         name = params.get("lesson") if params.get("lesson") in names else first
-        try:
-            k = int(params.get("step", "1")) - 1
-        except ValueError:
-            k = 0
+        k = lessons.linked_step(params.get("step", "1"))
         choices = [(lesson_of(n).title, n) for n in names]
         loaded = " ".join([i18n.tr(MESSAGES["loaded"]), ", ".join(
             f"{n} ({', '.join(shelf.lessons[n])})" for n in names)]) if names else i18n.tr(MESSAGES["none"])
@@ -176,15 +174,6 @@ def build(ctx) -> None:
     ctx.shared.setdefault("after_tabs", []).append(lambda: _wire_lab(ctx, to_lab, lab_state, position))
     ctx.warm.append(lambda: [lessons.show(ctx.lab, s.view, lessons.state(s))
                              for s in (shelf.get(first).steps if first else ())])
-
-
-def _position(pos: Any) -> tuple[str, int]:
-    """The hidden position box's [name, step]; anything else reads as the first step of the first lesson."""
-    try:
-        name, k = json.loads(pos)
-        return str(name), int(k)
-    except (TypeError, ValueError):
-        return "", 0
 
 
 def _wire_lab(ctx, to_lab: gr.Button, lab_state: gr.JSON, position: gr.Textbox) -> None:
