@@ -192,3 +192,18 @@ def test_the_alibi_example_ships_a_lesson_about_its_bias(monkeypatch):
     shelf = lessons.load(registry)
     assert shelf.errors == [] and "alibi" in shelf.names()
     assert any(s.state.get("variant") == "alibi" for s in shelf.get("alibi").steps)
+
+
+def test_docs_lessons_names_every_view_and_every_key_and_its_example_is_a_lesson():
+    import re
+
+    docs = (ROOT / "docs" / "lessons.md").read_text(encoding="utf-8")
+    for name in (*fmt.VIEWS, *fmt.KEYS):
+        assert f"| `{name}` |" in docs, name
+    example = re.search(r"<!-- example:lesson -->\n```markdown\n(.*?)```", docs, re.S).group(1)
+    shipped = ROOT / "examples" / "alibi_plugin" / "attention_lab_alibi" / "lessons" / "alibi.md"
+    assert example == shipped.read_text(encoding="utf-8")
+    assert fmt.parse(example, "alibi.md").name == "alibi"
+    for name in ("chapter", "v1-v2", "by-hand"):
+        steps = len(fmt.read(fmt.BUILT_IN / f"{name}.md").steps)
+        assert re.search(rf"\| `{name}` \|[^\n]*\| {steps} \|", docs), name
