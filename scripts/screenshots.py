@@ -44,7 +44,22 @@ def shoot(page, out: Path, name: str, top: str | None = None) -> None:
     print("wrote", out / f"{name}.png", flush=True)
 
 
+def lesson(page, out):
+    """The landing page: the chapter's first step at 1280x800 (English), the same lesson in Chinese at 1024x768."""
+    for name, locale, size, query in (("lesson-chapter", "en-US", (1280, 800), "?lesson=chapter&step=1"),
+                                      ("lesson-zh", "zh-CN", (1024, 768), "?lesson=chapter&step=6")):
+        context = page.context.browser.new_context(locale=locale, viewport={"width": size[0], "height": size[1]})
+        one = context.new_page()
+        one.set_default_timeout(120_000)
+        one.goto(page.url.split("?")[0] + query)
+        one.wait_for_selector("#lesson[data-step]")
+        drawn(one, "lesson-view")
+        shoot(one, out, name)
+        context.close()
+
+
 def attention(page, out):
+    tab(page, "Attention")  # the landing page is the Lesson tab
     drawn(page, "attention-heatmaps")
     shoot(page, out, "attention")
     page.locator("#attention-heatmaps .al-label").nth(1).click()  # highlight one token
@@ -139,7 +154,7 @@ def chinese(page, out):
     context.close()
 
 
-SHOTS = {"attention": attention, "trained": trained, "step": step, "causality": causality, "masking": masking,
+SHOTS = {"lesson": lesson, "attention": attention, "trained": trained, "step": step, "causality": causality, "masking": masking,
          "transfer": transfer, "chapter": chapter, "cost": cost, "model": model, "generate": generate,
          "chinese": chinese}
 

@@ -87,7 +87,7 @@ def build(ctx) -> None:
                                  show_label=False, container=False, elem_id="lesson-picker",
                                  elem_classes=["al-example"], scale=3, min_width=240)  # titles: the lessons' own
             where = gr.HTML(where_html(first, 1, 1), elem_id="lesson-where", js_on_load=KEYS_JS, head=STYLE,
-                            min_width=120)
+                            min_width=200, scale=0)
             back = gr.Button(TEXT["back"], elem_id="lesson-back", scale=0, min_width=110)
             nxt = gr.Button(TEXT["next"], elem_id="lesson-next", variant="primary", scale=0, min_width=110)
             to_lab = gr.Button(TEXT["lab"], elem_id="lesson-lab", scale=0, min_width=190)
