@@ -67,6 +67,7 @@ STYLE = """<style>
 #lesson-check { border-left: 5px solid #0072B2; padding-left: 10px; }
 .al-lesson-where { font-size: 20px; white-space: nowrap; margin-right: 12px; }
 #lesson-bar { align-items: center; }
+#lesson-where { flex: 0 0 190px !important; min-width: 190px !important; }
 </style>"""
 
 
@@ -85,12 +86,12 @@ def build(ctx) -> None:
         with gr.Row(elem_id="lesson-bar", equal_height=True):
             picker = gr.Dropdown([(shelf.get(n).title, n) for n in names], value=first or None, label=TEXT["lesson"],
                                  show_label=False, container=False, elem_id="lesson-picker",
-                                 elem_classes=["al-example"], scale=3, min_width=240)  # titles: the lessons' own
+                                 elem_classes=["al-example"], scale=3, min_width=200)  # titles: the lessons' own
             where = gr.HTML(where_html(first, 1, 1), elem_id="lesson-where", js_on_load=KEYS_JS, head=STYLE,
-                            min_width=200, scale=0)
+                            min_width=190, scale=0)
             back = gr.Button(TEXT["back"], elem_id="lesson-back", scale=0, min_width=110)
             nxt = gr.Button(TEXT["next"], elem_id="lesson-next", variant="primary", scale=0, min_width=110)
-            to_lab = gr.Button(TEXT["lab"], elem_id="lesson-lab", scale=0, min_width=190)
+            to_lab = gr.Button(TEXT["lab"], elem_id="lesson-lab", scale=0, min_width=170)
         with gr.Row(equal_height=False):
             with gr.Column(scale=1, min_width=320):
                 text = gr.Markdown(elem_id="lesson-text", sanitize_html=True)
