@@ -12,7 +12,7 @@ from core.lab.lesson_format import MISTAKES, MODES, safe_markdown
 from core.serve import lessons
 
 from . import i18n
-from .common import sentence_of, view
+from .common import never_raises, sentence_of, view
 
 TITLE = "Lesson"
 FIRST = "chapter"  # the lesson a page opens on
@@ -164,17 +164,30 @@ def build(ctx) -> None:
         return (gr.update(choices=choices, value=name), "\n\n".join([loaded, *failed]), *present(name, k))
 
     outputs = [position, where, text, check, shown, lab_state, *controls]
-    fast = dict(api_visibility="private", show_progress="hidden", trigger_mode="always_last")
-    ctx.shared["demo"].load(opened, None, [picker, status, *outputs], **fast).then(None, js=MARK_JS)
-    picker.input(lambda n: present(n, 0), picker, outputs, **fast).then(None, js=MARK_JS)
-    back.click(lambda p: moved(p, -1), position, outputs, **fast).then(None, js=MARK_JS)
-    nxt.click(lambda p: moved(p, +1), position, outputs, **fast).then(None, js=MARK_JS)
+    # A step change skips the queue (one round trip: the views are cached); a bug keeps the step shown (logged).
+    fast = dict(api_visibility="private", show_progress="hidden", trigger_mode="always_last", queue=False)
+    ctx.shared["demo"].load(opened, None, [picker, status, *outputs], api_visibility="private",
+                            show_progress="hidden").then(None, js=MARK_JS)
+    picker.input(kept(lambda n: present(n, 0), len(outputs)), picker, outputs, **fast).then(None, js=MARK_JS)
+    back.click(kept(lambda p: moved(p, -1), len(outputs)), position, outputs, **fast).then(None, js=MARK_JS)
+    nxt.click(kept(lambda p: moved(p, +1), len(outputs)), position, outputs, **fast).then(None, js=MARK_JS)
     for control in controls:
         (control.submit if control is sentence else control.input)(
-            changed, [position, *controls], [shown, check, lab_state], **fast)
+            kept(changed, 3), [position, *controls], [shown, check, lab_state], **fast)
     ctx.shared.setdefault("after_tabs", []).append(lambda: _wire_lab(ctx, to_lab, lab_state, position))
     ctx.warm.append(lambda: [lessons.show(ctx.lab, s.view, lessons.state(s))
                              for s in (shelf.get(first).steps if first else ())])
+
+
+def kept(fn, n_outputs: int):
+    """An unqueued handler that never raises: on a bug (logged) the page keeps what it shows."""
+    def answer(*args):
+        try:
+            return fn(*args)
+        except Exception as exc:
+            sentence_of(exc, "lesson")  # logs it
+            return tuple(gr.skip() for _ in range(n_outputs))
+    return never_raises(answer)
 
 
 def _wire_lab(ctx, to_lab: gr.Button, lab_state: gr.JSON, position: gr.Textbox) -> None:
