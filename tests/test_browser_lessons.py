@@ -142,3 +142,15 @@ def test_a_lab_link_fills_the_attention_tab(page, app_url):
     page.wait_for_function("() => { const t = document.querySelector('#sentence textarea'); "
                            "return t && t.offsetParent && t.value === 'the dog ran'; }")
     assert not page.locator("#causal input").is_checked()
+
+
+def test_open_in_the_lab_from_a_trained_step_turns_the_weights_switch_to_the_trained_model(page, app_url):
+    if page.lang != "en":
+        pytest.skip("one language is enough")
+    page.goto(f"{app_url}?lesson=chapter&step=1")
+    at_step(page, "chapter", 1)
+    page.locator("#lesson-lab").click()
+    page.wait_for_selector("#trained-heatmaps .al-root[data-stamp]:not([data-stamp=''])")
+    assert page.locator("#weights input[value='trained tiny model']").is_checked()
+    lit = page.locator("#trained-heatmaps .al-opened-map .al-y .al-label.al-on").all_inner_texts()
+    assert lit == ["4 它"]

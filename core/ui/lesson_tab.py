@@ -11,7 +11,7 @@ import gradio as gr
 from core.lab.lesson_format import MISTAKES, MODES, safe_markdown
 from core.serve import lessons
 
-from . import i18n
+from . import i18n, trained_panel
 from .common import never_raises, sentence_of, view
 
 TITLE = "Lesson"
@@ -196,12 +196,16 @@ def _wire_lab(ctx, to_lab: gr.Button, lab_state: gr.JSON, position: gr.Textbox) 
     inputs, order = ctx.shared.get("attention_inputs"), ctx.shared.get("tabs", [])
     if not inputs or "attention_tab" not in order:
         return
+    weights = list(ctx.shared.get("attention_weights", ()))  # the weights switch and the trained model's sentence
 
     def to_inputs(lab: Any) -> tuple:
         if not isinstance(lab, dict):
-            return tuple(gr.skip() for _ in inputs)
+            return tuple(gr.skip() for _ in [*inputs, *weights])
+        trained = lab.get("weights") == "trained"
+        switch = (trained_panel.TRAINED if trained else trained_panel.RANDOM,
+                  lab["sentence"] if trained else gr.skip())[:len(weights)]
         return (lab["sentence"], lab["variant"], lab["causal"], lab["scaled"], lab["heads"], lab["d_model"],
-                lab["seed"], json.dumps(lab["options"]))
+                lab["seed"], json.dumps(lab["options"]), *switch)
 
     js = """(lab, pos) => {
       const tabs = TABS, order = ORDER, view = (lab && lab.view) || "heatmaps";
@@ -209,7 +213,7 @@ def _wire_lab(ctx, to_lab: gr.Button, lab_state: gr.JSON, position: gr.Textbox) 
       const b = document.querySelectorAll('[role="tab"]')[i];
       if (b) b.click();
     }""".replace("TABS", json.dumps(lessons.LAB_TABS)).replace("ORDER", json.dumps(order))
-    to_lab.click(to_inputs, lab_state, inputs, api_visibility="private", show_progress="hidden").then(
+    to_lab.click(to_inputs, lab_state, [*inputs, *weights], api_visibility="private", show_progress="hidden").then(
         None, [lab_state, position], None, js=js)
     ctx.shared["demo"].load(_lab_link, None, inputs[:4], api_visibility="private", show_progress="hidden").then(
         None, None, None, js="() => { if (new URLSearchParams(location.search).has('sentence')) "
