@@ -115,6 +115,10 @@ def test_the_chapter_opens_on_it_finding_the_damages_under_the_trained_weights(p
     assert title == ("它 找到 违约金" if page.lang == "zh-CN" else "它 finds 违约金")
     size = page.locator("#lesson-text p").first.evaluate("e => parseFloat(getComputedStyle(e).fontSize)")
     assert size >= 20
+    if page.lang == "zh-CN":  # the whole step in Chinese: the bar, the text, the check, the view's labels
+        from tests.test_browser_i18n import english_on_screen
+
+        assert english_on_screen(page, "#lesson") == []
 
 
 def test_a_deep_link_opens_exactly_its_step(page, lab, shelf, app_url):
