@@ -9,6 +9,7 @@ import pytest
 
 from core.cli import main
 from core.lab import lesson_format as fmt
+from core.lab import lesson_shelf
 from core.registry import load_registry
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -99,7 +100,7 @@ def test_a_folder_that_is_not_there_is_said_and_the_built_ins_still_load(registr
 def test_two_lessons_with_one_name_keep_the_first_and_say_so(tmp_path):
     (tmp_path / "a.md").write_text(GOOD, encoding="utf-8")
     (tmp_path / "b.md").write_text(GOOD, encoding="utf-8")
-    shelf = fmt.shelf([(tmp_path, "test")])
+    shelf = lesson_shelf.shelf([(tmp_path, "test")])
     assert Path(shelf.get("my-lesson").path).name == "a.md"
     assert shelf.errors == ["b.md line 2: lesson 'my-lesson' (en) is already loaded from a.md; rename it"]
 
@@ -128,7 +129,7 @@ def test_lesson_check_exits_0_for_a_good_file_and_1_with_the_sentence_for_a_brok
     assert "good.md: lesson 'my-lesson' (en), 1 steps, ok" in capsys.readouterr().out
     assert main(["lesson", "check", str(bad), "--no-entry-points"]) == 1
     assert capsys.readouterr().err.strip() == "bad.md line 8: scaled is true or false, not 'perhaps'"
-    assert main(["lesson", "check", str(fmt.BUILT_IN), "--no-entry-points"]) == 0
+    assert main(["lesson", "check", str(lesson_shelf.BUILT_IN), "--no-entry-points"]) == 0
 
 
 def test_the_chapters_first_step_is_it_finding_the_damages_under_the_trained_weights(registry):
@@ -205,5 +206,5 @@ def test_docs_lessons_names_every_view_and_every_key_and_its_example_is_a_lesson
     assert example == shipped.read_text(encoding="utf-8")
     assert fmt.parse(example, "alibi.md").name == "alibi"
     for name in ("chapter", "v1-v2", "by-hand"):
-        steps = len(fmt.read(fmt.BUILT_IN / f"{name}.md").steps)
+        steps = len(fmt.read(lesson_shelf.BUILT_IN / f"{name}.md").steps)
         assert re.search(rf"\| `{name}` \|[^\n]*\| {steps} \|", docs), name

@@ -16,7 +16,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from core.lab.lesson_format import LessonError, files, read
+    from core.lab.lesson_format import LessonError, read
+    from core.lab.lesson_shelf import files
     from core.registry import load_registry
 
     variants = set(load_registry(entry_points=not args.no_entry_points).variants)

@@ -16,8 +16,9 @@ from typing import Any
 import numpy as np
 
 from ..config import ConfigError
-from ..lab import lesson_format
-from ..lab.lesson_format import STAGES, Shelf
+from ..lab import lesson_format, lesson_shelf
+from ..lab.lesson_format import STAGES
+from ..lab.lesson_shelf import Shelf
 from ..lab.pronoun import CHAPTER_SENTENCE
 from ..render import matrix
 from . import chapter, views
@@ -55,7 +56,7 @@ JOURNEY = ("Your", "journey", "starts", "with", "one", "step")  # the six inputs
 
 def places(registry: Any) -> list[tuple[str, str]]:
     """Where lessons come from, in order: the built-ins, the teacher's folder(s), then each plugin's."""
-    out = [(str(lesson_format.BUILT_IN), "built-in")]
+    out = [(str(lesson_shelf.BUILT_IN), "built-in")]
     out += [(p, ENV) for p in os.environ.get(ENV, "").split(os.pathsep) if p.strip()]
     out += [(path, f"plugin {plugin}") for plugin, path in getattr(registry, "lessons", [])]
     return out
@@ -64,7 +65,7 @@ def places(registry: Any) -> list[tuple[str, str]]:
 def load(registry: Any) -> Shelf:
     """Every lesson the app offers; a file with a mistake is one sentence in .errors and the rest still load."""
     variants = set(getattr(registry, "variants", {})) or None
-    return lesson_format.shelf(places(registry), variants)
+    return lesson_shelf.shelf(places(registry), variants)
 
 
 @dataclass(frozen=True)
