@@ -108,7 +108,7 @@ def test_the_chapter_opens_on_it_finding_the_damages_under_the_trained_weights(p
     lit = page.locator("#lesson-view .al-y .al-label.al-on").all_inner_texts()
     assert lit == ["4 它"]
     rows = page.locator("#lesson-view .al-y .al-label").all_inner_texts()  # "i token"
-    assert len(rows) == 8 and all(word in row for word, row in zip("合同 违约金 过高 ， 它 可能 存在 风险".split(), rows))
+    assert len(rows) == 8 and all(word in row for word, row in zip("合同 违约金 过高 ， 它 可能 存在 风险".split(), rows, strict=True))
     check = page.locator("#lesson-check").inner_text().strip()
     assert check.startswith("它 → 违约金: ") and float(check.split(": ")[1]) >= 0.9
     title = page.locator("#lesson-text h2").inner_text()

@@ -181,9 +181,9 @@ def test_hook_register_lessons(tmp_path, monkeypatch):
 
 
 def test_the_alibi_example_ships_a_lesson_about_its_bias(monkeypatch):
-    from core.serve import lessons
-
     import importlib.util
+
+    from core.serve import lessons
 
     init = ROOT / "examples" / "alibi_plugin" / "attention_lab_alibi" / "__init__.py"  # this checkout's, not an install
     spec = importlib.util.spec_from_file_location("alibi_example_here", init)
