@@ -127,6 +127,8 @@ def test_a_deep_link_opens_exactly_its_step(page, lab, shelf, app_url):
     at_step(page, "by-hand", 6)
     shows(page, lab, step)
     assert page.locator("#lesson-text h2").inner_text().strip() == step.title
+    page.locator("#lesson-status-box").get_by_role("button").first.click()  # what loaded, and what did not
+    page.wait_for_function("() => /chapter \\(en, zh-CN\\)/.test(document.querySelector('#lesson-status').innerText)")
 
 
 def test_open_in_the_lab_continues_in_the_attention_tab_with_the_steps_sentence(page, app_url):

@@ -67,6 +67,7 @@ STYLE = """<style>
 #lesson-check { border-left: 5px solid #0072B2; padding-left: 10px; }
 .al-lesson-where { font-size: 20px; white-space: nowrap; margin-right: 12px; }
 #lesson-bar { align-items: center; }
+#lesson-lab, #lesson-next, #lesson-back { white-space: nowrap; }
 #lesson-where { flex: 0 0 190px !important; min-width: 190px !important; }
 </style>"""
 
