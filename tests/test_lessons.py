@@ -50,7 +50,7 @@ def test_the_three_built_in_lessons_load_in_english_and_chinese_with_the_same_st
 
 
 @pytest.mark.parametrize(("line", "words"), [
-    ("view: heatmap", "view 'heatmap' is not known"),
+    ("view: heatmap", "view 'heatmap' is not known; did you mean 'heatmaps'?"),
     ("causal: maybe", "causal is true or false, not 'maybe'"),
     ("variant: no-such-variant", "variant 'no-such-variant' is not registered"),
     ("heads: 9", "heads is a whole number from 1 to 8, not 9"),

@@ -19,6 +19,7 @@ Plain Python (no torch, no gradio): the CLI's `lesson check` and the app both re
 
 from __future__ import annotations
 
+import difflib
 import json
 import re
 from dataclasses import dataclass, field
@@ -225,7 +226,9 @@ def _step(title: str, body: list[tuple[int, str]], line: int, path: str, variant
         k, v = m.group(1), m.group(2).strip()
         if k == "view":
             if v not in VIEWS:
-                raise LessonError(path, at, f"view {v!r} is not known; the views are {', '.join(VIEWS)}")
+                guess = difflib.get_close_matches(v, list(VIEWS), n=1)
+                hint = f"did you mean {guess[0]!r}? " if guess else ""
+                raise LessonError(path, at, f"view {v!r} is not known; {hint}the views are {', '.join(VIEWS)}")
             view = v
             continue
         if view is None:
