@@ -17,3 +17,8 @@ hookimpl = pluggy.HookimplMarker(PROJECT)
 @hookspec
 def register_attention_variants(register: Callable[[Variant], None]) -> None:
     """Call register(Variant(...)) once for each attention variant this plugin offers."""
+
+
+@hookspec
+def register_lessons(register: Callable[[str], None]) -> None:
+    """Call register(path) with a lesson file or a folder of them, so the app lists the plugin's lessons too."""

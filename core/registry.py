@@ -74,6 +74,7 @@ class Registry:
     variants: dict[str, Variant] = field(default_factory=dict)
     errors: list[PluginError] = field(default_factory=list)
     plugins: dict[str, PluginInfo] = field(default_factory=dict)
+    lessons: list[tuple[str, str]] = field(default_factory=list)  # (plugin, lesson file or folder) a plugin ships
 
     def get(self, name: str) -> Variant:
         """The variant called name, or a ConfigError listing the known ones."""
@@ -188,6 +189,8 @@ def load_registry(entry_points: bool = True, plugins: Iterable[Any] = ()) -> Reg
     impls = pm.hook.register_attention_variants.get_hookimpls()
     for impl in sorted(impls, key=lambda i: order.index(i.plugin_name)):
         _collect(registry, impl)
+    for impl in sorted(pm.hook.register_lessons.get_hookimpls(), key=lambda i: order.index(i.plugin_name)):
+        _collect_lessons(registry, impl)
     return registry
 
 
@@ -265,6 +268,23 @@ def _collect(registry: Registry, impl: Any) -> None:
                   f"rename it at {line}", dist=dist)
         else:
             registry.variants[variant.name] = replace(variant, plugin=name)
+
+
+def _collect_lessons(registry: Registry, impl: Any) -> None:
+    """Call one plugin's register_lessons; keep the paths it names only if the whole call succeeded."""
+    name, offered = impl.plugin_name, []
+    try:
+        impl.function(*[{"register": lambda path: offered.append(path)}[a] for a in impl.argnames])
+    except (Exception, SystemExit) as exc:
+        _fail(registry, name, "hook", f"register_lessons raised {_one_line(exc)}{_at(exc)}", exc,
+              dist=registry.plugins[name].label)
+        return
+    for path in offered:
+        if isinstance(path, (str, Path)):
+            registry.lessons.append((name, str(path)))
+        else:
+            _fail(registry, name, "hook", f"register_lessons named a {type(path).__name__}, not a path",
+                  dist=registry.plugins[name].label)
 
 
 def _malformed(variant: Variant) -> str | None:

@@ -51,6 +51,20 @@ def suffix(page) -> str:
     return "" if width == 1920 else f"-{width}"
 
 
+def lesson(page, out):
+    """The landing page: the chapter's first step at 1280x800 (English), the same lesson in Chinese at 1024x768."""
+    for name, locale, size, query in (("lesson-chapter", "en-US", (1280, 800), "?lesson=chapter&step=1"),
+                                      ("lesson-zh", "zh-CN", (1024, 768), "?lesson=chapter&step=6")):
+        context = page.context.browser.new_context(locale=locale, viewport={"width": size[0], "height": size[1]})
+        one = context.new_page()
+        one.set_default_timeout(120_000)
+        one.goto(page.url.split("?")[0] + query)
+        one.wait_for_selector("#lesson[data-step]")
+        drawn(one, "lesson-view")
+        shoot(one, out, name)
+        context.close()
+
+
 def attention(page, out):
     tab(page, "Attention")  # (not assumed to be the landing tab)
     drawn(page, "attention-heatmaps")
@@ -148,7 +162,7 @@ def chinese(page, out):
     context.close()
 
 
-SHOTS = {"attention": attention, "trained": trained, "step": step, "causality": causality, "masking": masking,
+SHOTS = {"lesson": lesson, "attention": attention, "trained": trained, "step": step, "causality": causality, "masking": masking,
          "transfer": transfer, "chapter": chapter, "cost": cost, "model": model, "generate": generate,
          "chinese": chinese}
 

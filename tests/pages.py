@@ -6,14 +6,19 @@ TIMEOUT = 60_000  # ms; the shared 2-core machine can be slow, the checks are no
 VIEW = "#attention-heatmaps .al-root"
 
 
-def open_page(browser, app_url, width=1400, height=1000):
+def open_page(browser, app_url, width=1400, height=1000, tab="Attention"):
+    """A page on the app, on `tab` (opened by name: the landing page is the Lesson tab), its view drawn."""
     page = browser.new_page(viewport={"width": width, "height": height})
     page.dialogs, page.hosts = [], set()
     page.on("dialog", lambda d: (page.dialogs.append(d.message), d.dismiss()))
     page.on("request", lambda r: page.hosts.add(r.url.split("/")[2] if "://" in r.url else r.url[:5]))
     page.set_default_timeout(TIMEOUT)
     page.goto(app_url)
-    page.wait_for_selector(f"{VIEW}[data-stamp]:not([data-stamp=''])")
+    if tab is None:
+        return page
+    open_tab(page, tab)
+    if tab == "Attention":
+        page.wait_for_selector(f"{VIEW}[data-stamp]:not([data-stamp=''])")
     return page
 
 

@@ -54,7 +54,7 @@ def test_every_tab_is_in_sight_on_a_1280_px_laptop(browser, app_url):
     tabs = page.get_by_role("tab")
     from core.ui.app import TABS
 
-    assert tabs.count() == len(TABS) == 12 and all(t.is_visible() for t in tabs.all())
+    assert tabs.count() == len(TABS) == 13 and all(t.is_visible() for t in tabs.all())
     assert page.get_by_role("button", name="More tabs").count() == 0  # none hidden behind Gradio's menu
     page.close()
 

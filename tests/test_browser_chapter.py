@@ -18,6 +18,7 @@ def page(browser, app_url):
     page.on("dialog", lambda d: (page.dialogs.append(d.message), d.dismiss()))
     page.set_default_timeout(TIMEOUT)
     page.goto(app_url)
+    page.get_by_role("tab", name="Attention", exact=True).click()  # the landing page is the Lesson tab
     page.wait_for_selector("#attention-heatmaps .al-root[data-stamp]:not([data-stamp=''])")
     yield page
     page.close()

@@ -25,6 +25,7 @@ def zh_page(app_url):
         page = context.new_page()
         page.set_default_timeout(TIMEOUT)
         page.goto(app_url)
+        page.get_by_role("tab", name=i18n.tr("Attention", "zh-CN"), exact=True).click()  # (the landing page: Lesson)
         page.wait_for_selector(f"{VIEW}[data-stamp]:not([data-stamp=''])")
         yield page
         browser.close()
@@ -72,7 +73,7 @@ def test_every_tab_opens_in_chinese(zh_page):
             left = english_on_screen(page, "[role=tabpanel]:visible")  # code boxes (torch's own words) excepted
             assert CJK.search(panel.inner_text()) and not left, (name, left)
     finally:
-        page.get_by_role("tab", name=names[0], exact=True).click()
+        page.get_by_role("tab", name=names[1], exact=True).click()  # back to the Attention tab (names[0]: Lesson)
 
 
 def test_the_settings_switch_turns_the_page_and_the_servers_sentences_to_english(zh_page):

@@ -1,4 +1,4 @@
-"""The `attention-lab` command: plugins, check, new-plugin, install, serve, bench, train. Mistakes get a sentence."""
+"""The `attention-lab` command: plugins, check, new-plugin, install, serve, bench, train, lesson. Mistakes get a sentence."""
 
 from __future__ import annotations
 
@@ -17,6 +17,7 @@ COMMANDS = {
     "serve": "core.cli.serve",
     "train": "core.cli.train",
     "bench": "core.cli.bench",
+    "lesson": "core.cli.lesson",
 }
 
 

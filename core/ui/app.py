@@ -34,6 +34,7 @@ log = logging.getLogger("attention_lab.ui")
 # Tab modules, in the order they appear. Each defines TITLE: str and build(ctx: AppContext) -> None,
 # called inside `with gr.Tab(TITLE):`.
 TABS = [
+    "core.ui.lesson_tab",  # the landing page: a lesson, one step per screen
     "core.ui.attention_tab",
     "core.ui.step_tab",
     "core.ui.causality_tab",
@@ -79,6 +80,8 @@ def build_demo(registry: Registry | None = None) -> gr.Blocks:
     with gradio_seams.LabBlocks(title="Attention Lab", analytics_enabled=False, delete_cache=DELETE_CACHE) as demo:
         gr.Markdown("# Attention Lab\nThe attention layer of GPT-style models, one stage at a time.")
         tabs = []
+        ctx.shared["demo"] = demo  # for a tab's demo.load (the Lesson tab opens ?lesson=NAME&step=N)
+        ctx.shared["tabs"] = [m.rsplit(".", 1)[1] for m in TABS]  # the tabs' modules in order ("open in the lab")
         with gr.Tabs(overflow_behavior="wrap"):  # every tab in sight on a laptop, none behind a "⋯" menu
             for i, modname in enumerate(TABS):
                 tab = importlib.import_module(modname)
@@ -89,6 +92,8 @@ def build_demo(registry: Registry | None = None) -> gr.Blocks:
                     (demo.load if i == 0 else ctx.tab.select)(None, None, lang, js=PAGE_LANG_JS)
                     tab.build(ctx)
                 tabs.append((ctx.tab, lang))
+        for wire in ctx.shared.pop("after_tabs", []):  # events between tabs, once all are built (open in the lab)
+            wire()
         _first_values_translated(tabs)
         demo.lab_texts = localize(demo)
     gradio_seams.progress_on_one_output(demo, [tab for tab, _ in tabs])  # one per tab: a click paints sooner

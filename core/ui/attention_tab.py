@@ -173,6 +173,7 @@ def build(ctx) -> None:
     for button, example in zip(examples, EXAMPLES, strict=True):  # set in the page: one round trip, not two
         button.click(None, None, sentence, js=f"() => {json.dumps(example)}", queue=False)
     ctx.shared["attention_inputs"] = inputs
+    ctx.shared["attention_weights"] = (weights, trained.sentence)  # the Lesson tab's "open in the lab" sets them
     ctx.warm.append(trained.warm)  # the tiny model and its head roles
 
 

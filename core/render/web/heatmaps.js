@@ -41,7 +41,8 @@
     const budget = opts.budget || Math.max(420, 0.9 * window.innerHeight);
     const maxCell = opts.maxCell || 160, minCell = opts.minCell || 6;
     let best = null;
-    for (let c = 1; c <= Math.max(1, Math.min(H, opts.maxColumns || H)); c++) {
+    // (a lesson's screen asks for its heads side by side: min_columns)
+    for (let c = Math.min(H, opts.minColumns || 1); c <= Math.max(1, Math.min(H, opts.maxColumns || H)); c++) {
       const rowsOfHeads = Math.ceil(H / c);
       const cellW = Math.floor((W - labelW - (c - 1) * GAP - 2) / (c * nCols));
       const cellH = Math.floor((budget / rowsOfHeads - TITLE_H - xLabelH(cellW) - GAP) / nRows);
@@ -198,7 +199,7 @@
     const W = root.clientWidth;
     const xLabelH = (cell) => (cell >= xl.width ? px * 1.6 : xl.width + 12) + 28;
     const lay = A.gridLayout(W, heads.length, rows.length, cols.length, yl.width + yTitle, xLabelH, {
-      maxColumns: data.max_columns, budget: data.height_budget, maxCell: data.max_cell,
+      maxColumns: data.max_columns, minColumns: data.min_columns, budget: data.height_budget, maxCell: data.max_cell,
     });
     const cell = lay.cell, vertical = cell < xl.width;
     const cmap = A.colormap(data.scale.stops);
@@ -281,10 +282,12 @@
     root.replaceChildren(frag);
     if (keep) root.appendChild(keep);
     tip.hide();
-    if (state.rows !== rows.join("\u0000")) { // a new sentence: nothing highlighted, or the row the data names
+    // a new sentence, or a new row the data names (a lesson's next step): nothing highlighted, or that row
+    const shown = rows.join("\u0000") + "\u0001" + (Number.isInteger(data.highlight) ? data.highlight : "");
+    if (state.rows !== shown) {
       state.highlight = Number.isInteger(data.highlight) && data.highlight < rows.length ? data.highlight : null;
     }
-    state.rows = rows.join("\u0000");
+    state.rows = shown;
     highlight(root, state.highlight);
     if (data.headview && A.views.headview) {
       const hv = A.el("div", "al-headview-box");

@@ -8,9 +8,9 @@ PHRASES and numbers; a value quoted in the template, '{q}', is the reader's own 
 KEEP: names shown as themselves in every language.
 """
 
-from . import chapter, common, errors, generate, lab, page, plugins, real_model, views
+from . import chapter, common, errors, generate, lab, lesson, page, plugins, real_model, views
 
-_AREAS = (common, page, views, lab, plugins, errors, chapter, generate, real_model)
+_AREAS = (common, page, views, lab, plugins, errors, chapter, generate, real_model, lesson)
 
 EXACT: dict[str, str] = {}
 TEMPLATES: list[tuple[str, str]] = []

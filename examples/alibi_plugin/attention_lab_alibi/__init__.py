@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import torch
 from torch import Tensor
 
@@ -47,4 +49,10 @@ def register_attention_variants(register) -> None:
     register(ALIBI)
 
 
-__all__ = ["ALIBI", "ALiBiAttention", "register_attention_variants"]
+@hookimpl
+def register_lessons(register) -> None:
+    """Ship a short lesson about the bias (the lab lists it beside its own; docs/lessons.md has the format)."""
+    register(str(Path(__file__).resolve().parent / "lessons"))
+
+
+__all__ = ["ALIBI", "ALiBiAttention", "register_attention_variants", "register_lessons"]

@@ -1,0 +1,245 @@
+"""A lesson step's state -> the view it shows and the check that proves its claim, from the tabs' own (cached) views.
+
+Every number comes from the function a lab tab uses (core.serve.views, .trained, .chapter, core.lab.transfer_report,
+core.bench.cost); this module only picks the view, presets its state, and fits it to one screen.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from dataclasses import dataclass
+from functools import lru_cache
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from ..config import ConfigError
+from ..lab import lesson_format, lesson_shelf
+from ..lab.lesson_format import STAGES
+from ..lab.lesson_shelf import Shelf
+from ..lab.pronoun import CHAPTER_SENTENCE
+from ..render import matrix
+from . import chapter, views
+from .exports import remember
+from .trained import trained
+
+ENV = "ATTENTION_LAB_LESSONS"  # a teacher's folder of lesson files (several: separated by os.pathsep)
+HEIGHT = 300  # px a step's drawn view may take: text, view and controls fit 1024×768 without scrolling
+FONT_PX = 17  # the views' token labels, read from the back of a room
+DEFAULTS: dict[str, Any] = {
+    "sentence": "The cat sat on the mat because it was tired", "variant": "multi-head", "causal": True,
+    "scaled": True, "heads": 2, "d_model": 16, "seed": 0, "options": {}, "head": 0, "layer": 0,
+    "stage": "weights", "position": 3, "replacement": "dog", "mistake": "none", "card": "softmax-dim",
+    "mode": "zero",
+}
+TRAINED_SENTENCE = CHAPTER_SENTENCE
+LAB_TABS = {  # the lab tab a step continues in (core.ui module names)
+    "heatmaps": "attention_tab", "mask": "attention_tab", "trained": "attention_tab", "stage": "step_tab",
+    "causality": "causality_tab", "dependency": "causality_tab", "three-ways": "masking_tab",
+    "sqrt-d": "masking_tab", "transfer": "transfer_tab", "failure": "chapter_tab", "interventions": "chapter_tab",
+    "cost": "cost_tab",
+}
+MESSAGES = {
+    "weight": "{query} → {key}: {weight:.2f}",
+    "row": "row={row} is past the sentence's last token; choose 0 to {last}",
+    "cost": "Measured offline at T = {T}: one call of the naive path grew memory by {naive:,.0f} MiB, the fused "
+            "kernel by {fused:,.0f} MiB; doubling T quadruples the square.",
+    "transfer_v2": "SelfAttention_v2's output",
+    "transfer_v1": "SelfAttention_v1's output, after the copy",
+    "missing": "no lesson called {name!r}; the lessons are {names}",
+}
+COST_ROWS = ("trace", "multi-head", "sliding-window", "dense-mask-sdpa")  # naive, fused, band (the Cost tab's table)
+JOURNEY = ("Your", "journey", "starts", "with", "one", "step")  # the six inputs of the transfer (core.lab.transfer_report)
+
+
+def places(registry: Any) -> list[tuple[str, str]]:
+    """Where lessons come from, in order: the built-ins, the teacher's folder(s), then each plugin's."""
+    out = [(str(lesson_shelf.BUILT_IN), "built-in")]
+    out += [(p, ENV) for p in os.environ.get(ENV, "").split(os.pathsep) if p.strip()]
+    out += [(path, f"plugin {plugin}") for plugin, path in getattr(registry, "lessons", [])]
+    return out
+
+
+def load(registry: Any) -> Shelf:
+    """Every lesson the app offers; a file with a mistake is one sentence in .errors and the rest still load."""
+    variants = set(getattr(registry, "variants", {})) or None
+    return lesson_shelf.shelf(places(registry), variants)
+
+
+@dataclass(frozen=True)
+class Shown:
+    """What one step shows: the drawn view, the check (Markdown), and the state a lab tab continues from."""
+
+    view: dict[str, Any] | None
+    check: str
+    lab: dict[str, Any]  # the Attention tab's inputs (sentence, variant, causal, scaled, heads, d_model, seed, options)
+
+
+def state(step: lesson_format.Step, overrides: dict[str, Any] | None = None) -> dict[str, Any]:
+    """The step's whole state: the defaults, what the file sets, then what the presenter changed (its controls)."""
+    base = {**DEFAULTS, **({"sentence": TRAINED_SENTENCE} if step.view == "trained" else {})}
+    return {**base, **step.state, **{k: v for k, v in (overrides or {}).items() if k in step.controls}}
+
+
+def show(lab: Any, view: str, st: dict[str, Any]) -> Shown:
+    """The step's view and check (cached: a step change paints from memory); ConfigError for a state it refuses."""
+    shown = _show(lab, view, json.dumps(st, sort_keys=True, ensure_ascii=False))
+    if shown.view is not None:
+        remember(shown.view)
+    return shown
+
+
+def _fit(data: dict[str, Any], panel: int | None = None, **extra: Any) -> dict[str, Any]:
+    """A tab's view fitted to a lesson's screen: a height budget, larger labels, no head view underneath; of a
+    chart, the one panel that proves the step's claim."""
+    if data.get("kind") == "chart":
+        panels = data["panels"] if panel is None else data["panels"][min(panel, len(data["panels"]) - 1):][:1]
+        return {**data, "panels": panels, "height": HEIGHT, "columns": 1, **extra}
+    heads = len(data.get("heads", ()))
+    return {**data, "height_budget": HEIGHT, "font_px": FONT_PX, "headview": None, "min_columns": min(heads, 4) or 1,
+            "labels": {**data.get("labels", {}), "note": ""}, **extra}  # (the tab's "click a token" hint: not here)
+
+
+def _lab(st: dict[str, Any]) -> dict[str, Any]:
+    return {k: st[k] for k in ("sentence", "variant", "causal", "scaled", "heads", "d_model", "seed", "options")}
+
+
+def _row(st: dict[str, Any], T: int, default: int | None) -> int | None:
+    row = st.get("row", default)
+    if row is not None and row >= T:
+        raise ConfigError(MESSAGES["row"].format(row=row, last=T - 1))
+    return row
+
+
+@lru_cache(maxsize=256)
+def _show(lab: Any, view: str, frozen: str) -> Shown:
+    st = json.loads(frozen)
+    args = (st["sentence"], st["variant"], st["causal"], st["scaled"], st["heads"], st["d_model"], st["seed"],
+            json.dumps(st["options"]))
+    if view in ("heatmaps", "mask"):
+        v = views.attention(lab, *args)
+        if view == "mask":
+            return Shown(_fit(v.mask, max_cell=36), v.check, _lab(st))
+        T = len(v.heatmaps["rows"])
+        row = _row(st, T, None)
+        check = v.check
+        if row is not None:
+            w = np.asarray(v.payload["weights"][0][row], dtype=float)  # head 0's row
+            key = st.get("key", int(np.nanargmax(w)))
+            check = MESSAGES["weight"].format(query=v.heatmaps["rows"][row], key=v.heatmaps["rows"][key],
+                                              weight=w[key]) + "  \n" + check
+        return Shown(_fit(v.heatmaps, **({"highlight": row} if row is not None else {})), check, _lab(st))
+    if view == "stage":
+        v = views.step(lab, *args, st["head"])
+        formula, data = views.padded(v.stages, len(STAGES))[STAGES.index(st["stage"])]
+        row = _row(st, len(data["rows"]), None) if data else None
+        return Shown(None if data is None else _fit(data, **({"highlight": row} if row is not None else {})),
+                     formula, _lab(st))
+    if view == "trained":
+        return _trained(st)
+    if view in ("causality", "dependency"):
+        v = views.causality(lab, st["sentence"], st["position"], st["replacement"], st["causal"], st["variant"],
+                            st["seed"])
+        return Shown(_fit(v.bars if view == "causality" else v.dependency), v.summary, _lab(st))
+    if view in ("three-ways", "sqrt-d"):
+        v = views.masking(lab, st["sentence"], st["seed"])
+        if view == "three-ways":
+            return Shown(_fit(v.three), v.three_summary, _lab(st))
+        return Shown(_fit(v.sqrt_d, panel=st.get("panel", 0)), v.sqrt_d_summary, _lab(st))
+    if view == "transfer":
+        return _transfer(st)
+    if view == "failure":
+        card = next(c for c in chapter.cards() if c.key == st["card"])
+        return Shown(_fit(card.weights), "  \n".join(card.check.splitlines()[1:]), _lab(st))  # wrong, then fix
+    if view == "interventions":
+        v = chapter.interventions(st["sentence"] if st["sentence"] != DEFAULTS["sentence"] else TRAINED_SENTENCE,
+                                  st["mode"])
+        return Shown(_fit(v.chart, panel=st.get("panel", 0)), v.headline, _lab(st))
+    if view == "cost":
+        return _cost(st)
+    raise ConfigError(f"view {view!r} is not known; the views are {', '.join(lesson_format.VIEWS)}")
+
+
+def _trained(st: dict[str, Any]) -> Shown:
+    """One head of the trained tiny model as a heatmap, its pronoun's (or the named) row lit, the check row → key."""
+    v = trained(st["sentence"], st["layer"], st["head"])
+    tokens, weights = v.payload["tokens"], np.asarray(v.payload["weights"][st["head"]], dtype=float)  # (T, T)
+    T = len(tokens)
+    row = _row(st, T, v.model.get("highlight", T - 1))
+    key = st.get("key", int(np.argmax(weights[row])))
+    if key >= T:
+        raise ConfigError(MESSAGES["row"].format(row=key, last=T - 1).replace("row=", "key=", 1))
+    allowed = np.tril(np.ones((T, T), dtype=bool))  # the tiny model is causal
+    labels = {"hover": matrix.LABELS["hover_plain"], "note": "", "warning": v.note}  # (its role: the head's title)
+    data = matrix.heatmaps(tokens, [weights], [v.payload["heads"][st["head"]]], blocked=~allowed, labels=labels,
+                           max_columns=1)
+    check = MESSAGES["weight"].format(query=tokens[row], key=tokens[key], weight=weights[row, key])
+    return Shown(_fit(data, highlight=row, height_budget=HEIGHT + 50), check,  # one head: every label legible
+                 {**_lab({**DEFAULTS, **st}), "weights": "trained"})
+
+
+def _transfer(st: dict[str, Any]) -> Shown:
+    """SelfAttention_v2's output beside v1's after the copy (with the step's mistake, if any), and the verdict."""
+    from ..lab.transfer_report import v2_to_v1
+
+    r = v2_to_v1(st["seed"], 3, 2, st["mistake"])
+    if not r.out_v2:
+        return Shown(None, r.verdict, _lab(st))
+    mats = [np.asarray(r.out_v2, dtype=float), np.asarray(r.out_v1, dtype=float)]  # (6, 2) each
+    data = matrix.heatmaps(list(JOURNEY), mats, [MESSAGES["transfer_v2"], MESSAGES["transfer_v1"]],
+                           scale=matrix.value_scale(np.stack(mats)), cols=[f"out{j}" for j in range(r.d_out)])
+    data["boundary"] = False
+    return Shown(_fit(data), r.verdict, _lab(st))
+
+
+def _cost(st: dict[str, Any]) -> Shown:
+    """The saved long-sequence benchmark's chart; the check reads the naive square against the fused kernel."""
+    from ..bench import cost
+    from ..render.cost_plot import saved_chart
+
+    saved = cost.load_saved() or {"points": []}
+    saved = {**saved, "points": [p for p in saved["points"] if p.get("row") in COST_ROWS]}
+    peak = {(p.get("row"), p.get("T")): p.get("peak_mib") for p in saved["points"]}
+    both = sorted(T for (row, T) in peak if row == "trace" and peak.get(("multi-head", T)) is not None
+                  and peak[(row, T)] is not None)
+    check = "" if not both else MESSAGES["cost"].format(T=both[-1], naive=peak[("trace", both[-1])],
+                                                         fused=peak[("multi-head", both[-1])])
+    return Shown(_fit(saved_chart(saved), panel=st.get("panel", 1)), check, _lab(st))  # memory: the square
+
+
+def lesson_path(shelf: Shelf, name: str) -> Path:
+    """The file a lesson was read from (English first), for messages; ConfigError naming the lessons there are."""
+    lesson = shelf.get(name)
+    if lesson is None:
+        raise ConfigError(MESSAGES["missing"].format(name=name, names=", ".join(shelf.names())))
+    return Path(lesson.path)
+
+
+def step_at(lesson: lesson_format.Lesson, k: Any, by: int = 0) -> int:
+    """Step k moved by `by` (Next +1, Back -1), held to the lesson's steps (from 0); a k that is not a number is 0."""
+    k = int(k) if isinstance(k, (int, float)) and not isinstance(k, bool) else 0
+    return min(max(k + by, 0), len(lesson.steps) - 1)
+
+
+def numbered(lesson: lesson_format.Lesson, k: int) -> tuple[int, int]:
+    """(step number from 1, steps in all): what 'step k of n' and #lesson's data-step say."""
+    return k + 1, len(lesson.steps)
+
+
+def linked_step(value: Any) -> int:
+    """?step=N (from 1) as a step index (from 0); anything that is not a whole number opens the first step."""
+    try:
+        return int(str(value)) - 1
+    except ValueError:
+        return 0
+
+
+def position(value: Any) -> tuple[str, int]:
+    """The page's hidden position, '["name", k]' -> (name, k); anything else reads as the first lesson's first step."""
+    try:
+        name, k = json.loads(value)
+        return str(name), int(k)
+    except (TypeError, ValueError):
+        return "", 0

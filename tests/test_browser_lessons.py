@@ -1,0 +1,162 @@
+"""A presenter walks every built-in lesson with the keys a clicker sends, in English and in Chinese, at 1024×768:
+each step draws its preset view (the very numbers the step names), fits the screen, and a deep link opens a step."""
+
+from __future__ import annotations
+
+import pytest
+
+from tests.conftest import ARGS, CHROMIUM
+from tests.pages import TIMEOUT
+
+pytestmark = pytest.mark.browser
+LESSONS = ("chapter", "v1-v2", "by-hand")
+NEXT_KEYS = ("ArrowRight", "PageDown", " ")  # what a clicker sends, in turn
+SIZE = {"width": 1024, "height": 768}
+# The step's own elements: its text, its check, its view, the controls it shows, Next.
+FITS = """() => {
+  const sel = ["#lesson-text", "#lesson-check", "#lesson-view", "#lesson-next", "#lesson-causal", "#lesson-scaled",
+               "#lesson-sentence", "#lesson-mistake", "#lesson-mode"];
+  const out = [];
+  for (const s of sel) {
+    const e = document.querySelector(s);
+    if (!e || !e.offsetParent) continue;
+    const r = e.getBoundingClientRect();
+    if (r.height > 0 && (r.bottom > innerHeight + 1 || r.right > innerWidth + 1)) out.push([s, Math.round(r.bottom)]);
+  }
+  return out;
+}"""
+
+
+@pytest.fixture(scope="module")
+def registry(demo):
+    from core.registry import load_registry
+
+    return load_registry()  # the variants the app's own registry has (built the same way)
+
+
+@pytest.fixture(scope="module")
+def shelf(registry):
+    from core.serve import lessons
+
+    return lessons.load(registry)
+
+
+@pytest.fixture(scope="module")
+def lab(registry):
+    from core.serve.plugins import AppLab
+
+    return AppLab(registry)
+
+
+@pytest.fixture(scope="module", params=["en-US", "zh-CN"])
+def page(request, app_url):
+    """One page per language, reused by every lesson (one Chromium)."""
+    from playwright.sync_api import sync_playwright
+
+    with sync_playwright() as p:
+        browser = p.chromium.launch(executable_path=CHROMIUM, args=ARGS)
+        page = browser.new_context(locale=request.param, viewport=SIZE).new_page()
+        page.set_default_timeout(TIMEOUT)
+        page.goto(app_url)
+        page.wait_for_selector("#lesson[data-step='1']")
+        page.lang = "zh-CN" if request.param.startswith("zh") else "en"
+        yield page
+        browser.close()
+
+
+def at_step(page, name: str, k: int) -> None:
+    page.wait_for_selector(f"#lesson[data-lesson='{name}'][data-step='{k}']")
+
+
+def shows(page, lab, step) -> None:
+    """The view drawn is the step's preset one (its stamp), its row lit; everything fits 1024×768."""
+    from core.serve import lessons
+
+    shown = lessons.show(lab, step.view, lessons.state(step))
+    if shown.view is not None:
+        page.wait_for_function("s => { const r = document.querySelector('#lesson-view .al-root'); "
+                               "return r && r.dataset.stamp === s; }", arg=shown.view["stamp"])
+    if shown.view is not None and "highlight" in shown.view:
+        lit = page.locator("#lesson-view .al-y .al-label.al-on").first.inner_text()
+        assert lit.split(" ")[0] == str(shown.view["highlight"]), (step.title, lit)
+    assert page.evaluate(FITS) == [], step.title
+    for control in step.controls:
+        assert page.locator(f"#lesson-{control}").is_visible(), (step.title, control)
+
+
+def test_every_lesson_walks_end_to_end_with_a_clickers_keys(page, lab, shelf, app_url):
+    for name in LESSONS:
+        lesson = shelf.get(name, page.lang)
+        page.goto(f"{app_url}?lesson={name}&step=1")
+        at_step(page, name, 1)
+        assert page.locator("#lesson-text h2").inner_text().strip() == lesson.steps[0].title
+        for k, step in enumerate(lesson.steps, start=1):
+            shows(page, lab, step)
+            if k < len(lesson.steps):
+                page.locator("body").press(NEXT_KEYS[k % len(NEXT_KEYS)])
+                at_step(page, name, k + 1)
+        page.keyboard.press("ArrowLeft")
+        at_step(page, name, len(lesson.steps) - 1)
+        page.keyboard.press("PageUp")
+        at_step(page, name, len(lesson.steps) - 2)
+
+
+def test_the_chapter_opens_on_it_finding_the_damages_under_the_trained_weights(page, app_url):
+    page.goto(app_url)
+    at_step(page, "chapter", 1)
+    page.wait_for_selector("#lesson-view .al-root[data-stamp]:not([data-stamp=''])")
+    lit = page.locator("#lesson-view .al-y .al-label.al-on").all_inner_texts()
+    assert lit == ["4 它"]
+    rows = page.locator("#lesson-view .al-y .al-label").all_inner_texts()  # "i token"
+    assert len(rows) == 8 and all(word in row for word, row in zip("合同 违约金 过高 ， 它 可能 存在 风险".split(), rows, strict=True))
+    check = page.locator("#lesson-check").inner_text().strip()
+    assert check.startswith("它 → 违约金: ") and float(check.split(": ")[1]) >= 0.9
+    title = page.locator("#lesson-text h2").inner_text()
+    assert title == ("它 找到 违约金" if page.lang == "zh-CN" else "它 finds 违约金")
+    size = page.locator("#lesson-text p").first.evaluate("e => parseFloat(getComputedStyle(e).fontSize)")
+    assert size >= 20
+    if page.lang == "zh-CN":  # the whole step in Chinese: the bar, the text, the check, the view's labels
+        from tests.test_browser_i18n import english_on_screen
+
+        assert english_on_screen(page, "#lesson") == []
+
+
+def test_a_deep_link_opens_exactly_its_step(page, lab, shelf, app_url):
+    step = shelf.get("by-hand", page.lang).steps[5]
+    page.goto(f"{app_url}?lesson=by-hand&step=6")
+    at_step(page, "by-hand", 6)
+    shows(page, lab, step)
+    assert page.locator("#lesson-text h2").inner_text().strip() == step.title
+    page.locator("#lesson-status-box").get_by_role("button").first.click()  # what loaded, and what did not
+    page.wait_for_function("() => /chapter \\(en, zh-CN\\)/.test(document.querySelector('#lesson-status').innerText)")
+
+
+def test_open_in_the_lab_continues_in_the_attention_tab_with_the_steps_sentence(page, app_url):
+    if page.lang != "en":
+        pytest.skip("one language is enough: the wiring is the same")
+    page.goto(f"{app_url}?lesson=v1-v2&step=4")
+    at_step(page, "v1-v2", 4)
+    page.locator("#lesson-lab").click()
+    page.wait_for_function("() => { const t = document.querySelector('#sentence textarea'); "
+                           "return t && t.offsetParent && t.value === 'Your journey starts with one step'; }")
+
+
+def test_a_lab_link_fills_the_attention_tab(page, app_url):
+    if page.lang != "en":
+        pytest.skip("one language is enough")
+    page.goto(f"{app_url}?sentence=the%20dog%20ran&causal=false")
+    page.wait_for_function("() => { const t = document.querySelector('#sentence textarea'); "
+                           "return t && t.offsetParent && t.value === 'the dog ran'; }")
+    assert not page.locator("#causal input").is_checked()
+
+
+def test_open_in_the_lab_from_a_trained_step_turns_the_weights_switch_to_the_trained_model(page, app_url):
+    if page.lang != "en":
+        pytest.skip("one language is enough")
+    page.goto(f"{app_url}?lesson=chapter&step=1")
+    at_step(page, "chapter", 1)
+    page.locator("#lesson-lab").click()
+    page.wait_for_selector("#trained-heatmaps .al-root[data-stamp]:not([data-stamp=''])")
+    assert page.locator("#weights input[value='trained tiny model']").is_checked()
+    lit = page.locator("#trained-heatmaps .al-opened-map .al-y .al-label.al-on").all_inner_texts()
+    assert lit == ["4 它"]
