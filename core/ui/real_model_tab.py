@@ -122,4 +122,5 @@ def build(ctx) -> None:
         _, _, text, numbers = real_model.model_attention(sentence, model, causal, scaled, ablate)
         return text, numbers
 
+    ctx.warm.append(lambda: real_model.model_view(sentence.value, first, True, True, "[]"))  # loads GPT-2 if named
     gr.api(model_attention, api_name="model_attention", concurrency_id=CPU_GROUP, concurrency_limit=CPU_LIMIT)

@@ -7,23 +7,28 @@
   A.needs("modelview.js", ["el", "fill", "colormap", "css", "unpackHeads"]);
   const GAP = 14;
 
+  // One head as a T x T pixel image, scaled up by CSS (pixelated): one putImageData per head, not T*T fills.
   function thumb(values, size, cmap, scale) {
     const n = values.length;
     const canvas = A.el("canvas", "al-thumb");
-    const dpr = window.devicePixelRatio || 1;
-    const cell = size / Math.max(1, n);
-    canvas.width = Math.round(size * dpr);
-    canvas.height = Math.round(size * dpr);
+    canvas.width = canvas.height = Math.max(1, n);
     canvas.style.width = canvas.style.height = size + "px";
-    const ctx = canvas.getContext("2d");
-    ctx.scale(dpr, dpr);
+    canvas.style.imageRendering = "pixelated";
+    const image = new ImageData(Math.max(1, n), Math.max(1, n));
+    const px = image.data;
     const span = scale.max - scale.min || 1;
     for (let i = 0; i < n; i++) {
+      const row = values[i];
       for (let j = 0; j < n; j++) {
-        ctx.fillStyle = A.css(cmap((Number(values[i][j]) - scale.min) / span));
-        ctx.fillRect(j * cell, i * cell, Math.ceil(cell), Math.ceil(cell));
+        const c = cmap((Number(row[j]) - scale.min) / span);
+        const at = 4 * (i * n + j);
+        px[at] = c[0];
+        px[at + 1] = c[1];
+        px[at + 2] = c[2];
+        px[at + 3] = 255;
       }
     }
+    canvas.getContext("2d").putImageData(image, 0, 0);
     return canvas;
   }
 
