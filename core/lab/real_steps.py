@@ -21,9 +21,9 @@ from .session import rounded
 
 FIELDS = ("q", "k", "v", "scores", "scaled", "masked", "weights", "context")
 FORMULAS = {
-    "q": "Q = ln_1(x) · W_q  (GPT-2's c_attn, first third; layer {layer} head {head})",
-    "k": "K = ln_1(x) · W_k  (c_attn, second third)",
-    "v": "V = ln_1(x) · W_v  (c_attn, last third)",
+    "q": "Q = ln_1(x) · W_q  (the first third of the layer's QKV projection, GPT-2's c_attn; layer {layer} head {head})",
+    "k": "K = ln_1(x) · W_k  (its second third)",
+    "v": "V = ln_1(x) · W_v  (its last third)",
     "scores": "scores = Q · Kᵀ",
     "scaled": "scaled = scores / √d_head, d_head = {d_head}",
     "scaled_off": "scaled = scores (the √d scaling is switched off)",

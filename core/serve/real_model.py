@@ -13,8 +13,8 @@ from ..config import ConfigError, choices_text, named
 from ..lab.broken_model import Breakage, parse_ablate, payload, side
 from ..lab.head_patterns import describe, head_patterns
 from ..lab.text import text_field
-from ..render import matrix
-from . import slots
+from ..render import matrix, model_pack
+from . import exports, slots
 from .generate_inputs import GPT2, TINY, model_for, models, token_ids
 
 NAMES = {"gpt2": GPT2, "tiny": TINY}
@@ -112,7 +112,9 @@ def _drawn(model: str, sentence: str, breakage: Breakage) -> tuple:
                for h in range(H)] for la in range(L)]
     descriptions = [[describe(la, h, p) for h, p in enumerate(row)] for la, row in enumerate(patterns)]
     allowed = broken.weights.abs().amax(dim=(0, 1)) > 0  # (T, T): what any head could see
-    view = matrix.model_view(tokens, broken.weights.numpy(), titles, descriptions, (L - 1, 0), allowed=allowed.numpy())
+    full = exports.remember(matrix.model_view(tokens, broken.weights.numpy(), titles, descriptions, (L - 1, 0),
+                                              allowed=allowed.numpy()))  # the server's copy, for the PNG export
+    view = model_pack.compact(full, broken.weights.numpy())  # the page's: ~2.5 times fewer bytes
     table = [[rank + 1, f"{iw} ({ip:.3f})", f"{bw} ({bp:.3f})"]
              for rank, ((iw, ip), (bw, bp)) in enumerate(zip(intact.next_words, broken.next_words, strict=True))]
     what = [MESSAGES["mask"]] * (not causal) + [MESSAGES["scale"]] * (not scaled)

@@ -32,9 +32,34 @@
     return canvas;
   }
 
+  // A compact view (core/render/model_pack.py): every head's weights in one base64 uint16 array (L, H, T, T),
+  // fractions of the scale, and the mask once. Decoded once per view object; a click redraws from the cache.
+  const decoded = new WeakMap();
+  function compactLayers(data) {
+    let layers = decoded.get(data);
+    if (layers) return layers;
+    const bin = atob(data.packed.u16);
+    const bytes = new Uint8Array(bin.length);
+    for (let i = 0; i < bin.length; i++) bytes[i] = bin.charCodeAt(i);
+    const view = new DataView(bytes.buffer);
+    const [L, H, T, C] = data.packed.shape;
+    const lo = data.scale.min, span = data.scale.max - data.scale.min;
+    const flat = new Float32Array(L * H * T * C);
+    for (let n = 0; n < flat.length; n++) flat[n] = lo + (view.getUint16(2 * n, true) / 65535) * span;
+    const blocked = data.blocked_all ? A.unpack(data.blocked_all) : null;
+    layers = data.layers.map((heads, l) => heads.map((head, h) => {
+      const at = (l * H + h) * T * C;
+      const values = [];
+      for (let i = 0; i < T; i++) values.push(flat.subarray(at + i * C, at + (i + 1) * C));
+      return Object.assign({}, head, { values: values, blocked: blocked });
+    }));
+    decoded.set(data, layers);
+    return layers;
+  }
+
   A.views.modelview = function (root, data, ctx) {
     const state = ctx.state;
-    const layers = (data.layers || []).map((heads) => A.unpackHeads(heads));
+    const layers = data.packed ? compactLayers(data) : (data.layers || []).map((heads) => A.unpackHeads(heads));
     const labels = data.labels || {};
     const key = (data.rows || []).join("\u0000");
     if (!state.open || state.mvKey !== key || state.mvSelected !== String(data.selected)) {

@@ -34,8 +34,8 @@ EXACT: dict[str, str] = {
     "scaled = scores (the √d scaling is switched off)": "scaled = scores（√d 缩放已关闭）",
     "masked = scaled (the causal mask is switched off: nothing is blocked)": "masked = scaled（因果掩码已关闭：没有位置被屏蔽）",
     "masked = scaled, with -inf where the causal mask says no": "masked = scaled，因果掩码不允许的位置填 -inf",
-    "K = ln_1(x) · W_k  (c_attn, second third)": "K = ln_1(x) · W_k（c_attn 的第二个三分之一）",
-    "V = ln_1(x) · W_v  (c_attn, last third)": "V = ln_1(x) · W_v（c_attn 的最后三分之一）",
+    "K = ln_1(x) · W_k  (its second third)": "K = ln_1(x) · W_k（它的第二个三分之一）",
+    "V = ln_1(x) · W_v  (its last third)": "V = ln_1(x) · W_v（它的最后三分之一）",
     "heads to zero: a JSON list of [layer, head], e.g. [[0, 1], [5, 3]]": "要置零的头：[层, 头] 的 JSON 列表，例如 [[0, 1], [5, 3]]",
     "The likeliest next words after the sentence": "句子之后最可能的下一个词",
     "rank": "名次",
@@ -49,8 +49,8 @@ TEMPLATES: list[tuple[str, str]] = [
      "第 {layer} 层第 {head} 个头：分散（没有哪个模式得到 {threshold} 的权重）；测得：{others}"),
     ("layer {layer} head {head}: {pattern}, mean weight {weight} on {what}; measured: {others}",
      "第 {layer} 层第 {head} 个头：{pattern}，在{what}上的平均权重为 {weight}；测得：{others}"),
-    ("Q = ln_1(x) · W_q  (GPT-2's c_attn, first third; layer {layer} head {head})",
-     "Q = ln_1(x) · W_q（GPT-2 的 c_attn 的第一个三分之一；第 {layer} 层第 {head} 个头）"),
+    ("Q = ln_1(x) · W_q  (the first third of the layer's QKV projection, GPT-2's c_attn; layer {layer} head {head})",
+     "Q = ln_1(x) · W_q（这一层 QKV 投影的第一个三分之一，即 GPT-2 的 c_attn；第 {layer} 层第 {head} 个头）"),
     ("scaled = scores / √d_head, d_head = {d}", "scaled = scores / √d_head，d_head = {d}"),
     ("**Token {position} changed.** Rows before it (0 to {last}), in every one of the {L} layers and {H} heads: "
      "max |Δ weight| = **{earlier}**, max |Δ logit| = {logits}. Rows from it on: max |Δ weight| = "
