@@ -19,14 +19,15 @@ STEPS = 65535
 
 
 def compact(view: dict[str, Any], weights: Any) -> dict[str, Any]:
-    """The model view dict with its matrices replaced by "packed" {"u16", "shape"} and one "blocked_all"."""
+    """The model view dict with its matrices as one "values" {"u16", "shape"} (a key the page's translation never
+    walks into) and the mask once, "blocked_all"."""
     w = np.asarray(weights, dtype=float)  # (L, H, T, T)
     lo, hi = view["scale"]["min"], view["scale"]["max"]
     q = np.clip(np.rint((w - lo) / ((hi - lo) or 1.0) * STEPS), 0, STEPS).astype("<u2")
     first = view["layers"][0][0] if view["layers"] and view["layers"][0] else {}
     out = {k: v for k, v in view.items() if k != "layers"}
     out["layers"] = [[{"title": head["title"]} for head in layer] for layer in view["layers"]]
-    out["packed"] = {"u16": base64.b64encode(q.tobytes()).decode("ascii"), "shape": list(q.shape)}
+    out["values"] = {"u16": base64.b64encode(q.tobytes()).decode("ascii"), "shape": list(q.shape)}
     if "blocked" in first:
         out["blocked_all"] = first["blocked"]
     return out
@@ -34,7 +35,7 @@ def compact(view: dict[str, Any], weights: Any) -> dict[str, Any]:
 
 def expanded(packed: dict[str, Any]) -> np.ndarray:
     """The (L, H, T, T) weights a compact view carries, as the page decodes them."""
-    q = np.frombuffer(base64.b64decode(packed["packed"]["u16"]), dtype="<u2").reshape(packed["packed"]["shape"])
+    q = np.frombuffer(base64.b64decode(packed["values"]["u16"]), dtype="<u2").reshape(packed["values"]["shape"])
     lo, hi = packed["scale"]["min"], packed["scale"]["max"]
     return lo + q.astype(float) / STEPS * (hi - lo)
 

@@ -38,11 +38,11 @@
   function compactLayers(data) {
     let layers = decoded.get(data);
     if (layers) return layers;
-    const bin = atob(data.packed.u16);
+    const bin = atob(data.values.u16);
     const bytes = new Uint8Array(bin.length);
     for (let i = 0; i < bin.length; i++) bytes[i] = bin.charCodeAt(i);
     const view = new DataView(bytes.buffer);
-    const [L, H, T, C] = data.packed.shape;
+    const [L, H, T, C] = data.values.shape;
     const lo = data.scale.min, span = data.scale.max - data.scale.min;
     const flat = new Float32Array(L * H * T * C);
     for (let n = 0; n < flat.length; n++) flat[n] = lo + (view.getUint16(2 * n, true) / 65535) * span;
@@ -59,7 +59,7 @@
 
   A.views.modelview = function (root, data, ctx) {
     const state = ctx.state;
-    const layers = data.packed ? compactLayers(data) : (data.layers || []).map((heads) => A.unpackHeads(heads));
+    const layers = data.values && data.values.u16 ? compactLayers(data) : (data.layers || []).map((heads) => A.unpackHeads(heads));
     const labels = data.labels || {};
     const key = (data.rows || []).join("\u0000");
     if (!state.open || state.mvKey !== key || state.mvSelected !== String(data.selected)) {
