@@ -98,19 +98,21 @@ def build(ctx) -> None:
 
     # The page's events skip Gradio's queue (one round trip instead of a join, a stream and a message);
     # core.serve.slots bounds the CPU they use instead, and a mistake is said in the section's problem box.
+    # A closed section costs a toggle nothing: the page re-stamps its "open" box after the model view is
+    # drawn (no round trip), and only an open section's box changes, which redraws it.
     fast = dict(queue=False, api_visibility="private", trigger_mode="always_last", show_progress="hidden")
     main = [sentence, model, causal, scaled]
-    toggles = [sentence.submit, model.change, causal.change, scaled.change]
-    gr.on([ctx.tab.select, *toggles, ablate.submit], user_errors(draw, unqueued=3), [*main, ablate],
-          [chart, words, summary, problem], show_progress_on=[problem], **fast)
+    drawn = gr.on([ctx.tab.select, sentence.submit, model.change, causal.change, scaled.change, ablate.submit],
+                  user_errors(draw, unqueued=3), [*main, ablate], [chart, words, summary, problem],
+                  show_progress_on=[problem], **fast)
     step_outputs = [layer, head, *formulas, *stages]
-    steps_panel.expand(None, None, steps_open, js=OPEN_JS)
-    steps_panel.collapse(None, None, steps_open, js="() => 'closed'")
-    gr.on([steps_open.change, *toggles, layer.release, head.release], user_errors(step, unqueued=len(step_outputs)),
+    for panel, opened in ((steps_panel, steps_open), (causality_panel, causality_open)):
+        panel.expand(None, None, opened, js=OPEN_JS)
+        panel.collapse(None, None, opened, js="() => 'closed'")
+        drawn.then(None, opened, opened, js="(s) => s.startsWith('open') ? 'open ' + Date.now() : undefined")
+    gr.on([steps_open.change, layer.release, head.release], user_errors(step, unqueued=len(step_outputs)),
           [steps_open, *main, layer, head], [*step_outputs, steps_problem], show_progress_on=[steps_problem], **fast)
-    causality_panel.expand(None, None, causality_open, js=OPEN_JS)
-    causality_panel.collapse(None, None, causality_open, js="() => 'closed'")
-    gr.on([causality_open.change, *toggles, position.release, word.submit], user_errors(check, unqueued=3),
+    gr.on([causality_open.change, position.release, word.submit], user_errors(check, unqueued=3),
           [causality_open, *main, position, word], [position, causality_view, causality_summary, causality_problem],
           show_progress_on=[causality_problem], **fast)
 
