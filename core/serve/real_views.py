@@ -20,10 +20,11 @@ MESSAGES = {
                "max |Δ weight| = **{later}**. {verdict}",
     "kept": "With the causal mask, nothing an earlier row computes can depend on a later token.",
     "leaked": "Without the causal mask the change reaches back: the earlier rows moved too.",
-    "title": "layer {layer}: earlier rows {earlier}, later rows {later}",
+    "title": "L{layer}: before {earlier} · after {later}",  # max |Δ| on the rows before the change, and from it on
     "hover": "query '{q}' ({i}) → key '{k}' ({j}): max |Δ weight| over the heads {value}",
     "scale": "max |Δ weight| over the heads",
-    "note": "Token {position} '{old}' → '{new}'; each map is one layer, the largest change of any head",
+    "note": "Token {position} '{old}' → '{new}'; each map is one layer, the largest change of any head; its title: "
+            "the largest on the rows before the change · from it on",
     "word": "the replacement must be text, like ' dog' (a space first for a word inside a GPT-2 sentence)",
 }
 
@@ -54,7 +55,7 @@ def _causality(model: str, sentence: str, causal: bool, scaled: bool, position: 
     L, H = result.before.shape[:2]
     per_layer = result.per_layer.numpy()  # (L, T, T)
     early, late = result.layer_max(earlier=True), result.layer_max(earlier=False)
-    titles = [MESSAGES["title"].format(layer=la, earlier=f"{early[la]:.2g}", later=f"{late[la]:.3f}") for la in range(L)]
+    titles = [MESSAGES["title"].format(layer=la, earlier=f"{early[la]:.2g}", later=f"{late[la]:.2f}") for la in range(L)]
     shown = list(tokens)
     shown[position] = f"{tokens[position]}→{tokenizer.decode([new])}"
     hi = float(per_layer.max()) or 1.0

@@ -104,17 +104,17 @@ def build(ctx) -> None:
     main = [sentence, model, causal, scaled]
     drawn = gr.on([ctx.tab.select, sentence.submit, model.change, causal.change, scaled.change, ablate.submit],
                   user_errors(draw, unqueued=3), [*main, ablate], [chart, words, summary, problem],
-                  show_progress_on=[problem], **fast)
+                  **fast)
     step_outputs = [layer, head, *formulas, *stages]
     for panel, opened in ((steps_panel, steps_open), (causality_panel, causality_open)):
         panel.expand(None, None, opened, js=OPEN_JS)
         panel.collapse(None, None, opened, js="() => 'closed'")
         drawn.then(None, opened, opened, js="(s) => s.startsWith('open') ? 'open ' + Date.now() : undefined")
     gr.on([steps_open.change, layer.release, head.release], user_errors(step, unqueued=len(step_outputs)),
-          [steps_open, *main, layer, head], [*step_outputs, steps_problem], show_progress_on=[steps_problem], **fast)
+          [steps_open, *main, layer, head], [*step_outputs, steps_problem], **fast)
     gr.on([causality_open.change, position.release, word.submit], user_errors(check, unqueued=3),
           [causality_open, *main, position, word], [position, causality_view, causality_summary, causality_problem],
-          show_progress_on=[causality_problem], **fast)
+          **fast)
 
     @user_errors
     def model_attention(sentence: str, model: str = "gpt2", causal: bool = True, scaled: bool = True,

@@ -57,9 +57,10 @@ TEMPLATES: list[tuple[str, str]] = [
      "**{later}**. {verdict}",
      "**第 {position} 个词元被改动。** 它之前的行（0 到 {last}），在全部 {L} 层、{H} 个头中：最大 |Δ 权重| = "
      "**{earlier}**，最大 |Δ logit| = {logits}。从它开始的行：最大 |Δ 权重| = **{later}**。{verdict}"),
-    ("layer {layer}: earlier rows {earlier}, later rows {later}", "第 {layer} 层：前面的行 {earlier}，后面的行 {later}"),
-    ("Token {position} '{old}' → '{new}'; each map is one layer, the largest change of any head",
-     "第 {position} 个词元 '{old}' → '{new}'；每张图是一层，显示任意一个头的最大变化"),
+    ("L{layer}: before {earlier} · after {later}", "L{layer}：之前 {earlier} · 之后 {later}"),
+    ("Token {position} '{old}' → '{new}'; each map is one layer, the largest change of any head; its title: the "
+     "largest on the rows before the change · from it on",
+     "第 {position} 个词元 '{old}' → '{new}'；每张图是一层，显示任意一个头的最大变化；标题：改动之前的行上的最大值 · 从改动开始的行上的最大值"),
     ("layer={value} does not exist; this model has layers 0 to {last}", "layer={value} 不存在；这个模型的层是 0 到 {last}"),
     ("head={value} does not exist; this model has heads 0 to {last}", "head={value} 不存在；这个模型的头是 0 到 {last}"),
     ("position={value} is not a token of the sentence; choose 1 to {last} (token 0 has nothing before it)",
