@@ -45,6 +45,10 @@ def test_every_head_is_a_named_thumbnail_and_one_click_opens_it(browser, app_url
         page.locator("#real-causal input").click()  # the mask lifted in every layer: redrawn, loss said
         _redrawn(page, VIEW, old)
         page.wait_for_function("() => document.querySelector('#real-summary').innerText.includes('causal mask lifted')")
+        page.locator("#real-model-view-export").click()  # the PNG of the view on the page (sent compact)
+        link = page.locator("#real-model-view-png a").first
+        link.wait_for()
+        assert link.get_attribute("href").split("?")[0].endswith(".png")
         page.locator("#real-ablate textarea").fill("nope")
         page.locator("#real-ablate textarea").press("Enter")
         page.wait_for_function("() => (document.querySelector('#real-problem textarea') || {}).value?.includes('JSON list')")

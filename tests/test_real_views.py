@@ -31,3 +31,12 @@ def test_the_causality_section_measures_zero_on_every_earlier_row_and_says_so():
     for word, words in (("   ", "must be text"), ("saw", "already at position")):
         with pytest.raises(ConfigError, match=words):
             real_views.causality_view(SENTENCE, "tiny", True, True, 5, word)
+
+
+def test_the_png_export_redraws_the_compact_view_the_page_holds(tmp_path):
+    view, _, _ = real_model.model_view(SENTENCE, "tiny", False, True, "[[0, 1]]")
+    assert "u16" in view["values"] and "f32" not in str(view["layers"])  # the page's copy is compact
+    path = real_model.png_file(view)
+    assert open(path, "rb").read(8) == b"\x89PNG\r\n\x1a\n"
+    with pytest.raises(ConfigError, match="no longer on the server"):
+        real_model.png_file({"stamp": "0123456789abcdef"})

@@ -15,9 +15,11 @@ from ..lab.head_patterns import describe, head_patterns
 from ..lab.text import text_field
 from ..render import matrix, model_pack
 from . import exports, slots
+from .cache import DrawnCache
 from .generate_inputs import GPT2, TINY, model_for, models, token_ids
 
 NAMES = {"gpt2": GPT2, "tiny": TINY}
+SOURCES = DrawnCache(max_items=1024)  # a drawn view's stamp -> (model, sentence, breakage)
 TITLE = "L{layer} H{head} · {pattern}"  # a thumbnail: the head and the pattern it shows most on this sentence
 MESSAGES = {
     "model": "{value} is not one of the models; choose {choices}",
@@ -57,6 +59,30 @@ def _intact(model: str, sentence: str) -> tuple:
     net, tokenizer, _ = model_for(NAMES[model])
     ids = token_ids(tokenizer, sentence)
     return [tokenizer.decode([i]) for i in ids], ids, side(net, tokenizer, ids, Breakage())
+
+
+def _full_view(tokens: list[str], broken: Any, pairs: tuple) -> dict:
+    """The model view as core.render.matrix lays it out (float32 per head), each head named by its pattern."""
+    L, H = broken.weights.shape[:2]
+    patterns = head_patterns(tokens, broken.weights)
+    titles = [[TITLE.format(layer=la, head=h, pattern=patterns[la][h].short) + (" ✕" if (la, h) in pairs else "")
+               for h in range(H)] for la in range(L)]
+    descriptions = [[describe(la, h, p) for h, p in enumerate(row)] for la, row in enumerate(patterns)]
+    allowed = broken.weights.abs().amax(dim=(0, 1)) > 0  # (T, T): what any head could see
+    return matrix.model_view(tokens, broken.weights.numpy(), titles, descriptions, (L - 1, 0), allowed=allowed.numpy())
+
+
+def png_file(shown: Any) -> str:
+    """The PNG of the model view the page shows, redrawn in float32 from what made it (kept by stamp, a few
+    bytes each, rather than every 0.5 MB view); ConfigError when the server no longer knows it."""
+    stamp = shown.get("stamp") if isinstance(shown, dict) else None
+    source = SOURCES.peek(stamp) if isinstance(stamp, str) else None
+    if source is None:
+        raise ConfigError(exports.EXPIRED)
+    model, sentence, breakage = source
+    with slots.CPU:
+        tokens, _, broken = _computed(model, sentence, breakage)
+    return exports.png_file(exports.remember(_full_view(tokens, broken, breakage.ablate)))
 
 
 def checked(sentence: Any, model: Any, causal: Any, scaled: Any) -> tuple[str, str, bool, bool]:
@@ -106,15 +132,9 @@ def _drawn(model: str, sentence: str, breakage: Breakage) -> tuple:
     with slots.CPU:
         tokens, intact, broken = _computed(model, sentence, breakage)
     causal, scaled, pairs = breakage.causal, breakage.scaled, breakage.ablate
-    L, H = broken.weights.shape[:2]
-    patterns = head_patterns(tokens, broken.weights)
-    titles = [[TITLE.format(layer=la, head=h, pattern=patterns[la][h].short) + (" ✕" if (la, h) in pairs else "")
-               for h in range(H)] for la in range(L)]
-    descriptions = [[describe(la, h, p) for h, p in enumerate(row)] for la, row in enumerate(patterns)]
-    allowed = broken.weights.abs().amax(dim=(0, 1)) > 0  # (T, T): what any head could see
-    full = exports.remember(matrix.model_view(tokens, broken.weights.numpy(), titles, descriptions, (L - 1, 0),
-                                              allowed=allowed.numpy()))  # the server's copy, for the PNG export
+    full = _full_view(tokens, broken, pairs)
     view = model_pack.compact(full, broken.weights.numpy())  # the page's: ~2.5 times fewer bytes
+    SOURCES.put(view["stamp"], (model, sentence, breakage))  # what the PNG export redraws it from
     table = [[rank + 1, f"{iw} ({ip:.3f})", f"{bw} ({bp:.3f})"]
              for rank, ((iw, ip), (bw, bp)) in enumerate(zip(intact.next_words, broken.next_words, strict=True))]
     what = [MESSAGES["mask"]] * (not causal) + [MESSAGES["scale"]] * (not scaled)

@@ -7,7 +7,7 @@ import gradio as gr
 
 from core.serve import real_model, real_views
 
-from .common import CPU_GROUP, CPU_LIMIT, export_button, problem_box, user_errors, view
+from .common import CPU_GROUP, CPU_LIMIT, EXPORT, EXPORTED, problem_box, user_errors, view
 
 TITLE = "Real model"
 HEADERS = ["rank", "intact: next word (p)", "broken: next word (p)"]
@@ -49,7 +49,9 @@ def build(ctx) -> None:
                          label="The likeliest next words after the sentence", elem_id="real-words",
                          elem_classes=["al-big-table"])
     chart = view(None, elem_id="real-model-view")
-    export_button(chart, "real-model-view")
+    with gr.Row():  # the PNG is redrawn from what made the view (the page holds it compact): not common.export_button
+        export = gr.Button(EXPORT, size="sm", scale=0, min_width=220, elem_id="real-model-view-export")
+        png = gr.File(label=EXPORTED, visible=False, interactive=False, elem_id="real-model-view-png")
 
     with gr.Accordion(TEXT["steps"], open=False, elem_id="real-steps") as steps_panel:
         gr.Markdown(TEXT["steps_help"])
@@ -115,6 +117,12 @@ def build(ctx) -> None:
     gr.on([causality_open.change, position.release, word.submit], user_errors(check, unqueued=3),
           [causality_open, *main, position, word], [position, causality_view, causality_summary, causality_problem],
           **fast)
+
+    @user_errors
+    def save(shown):
+        return gr.update(value=real_model.png_file(shown), visible=True)
+
+    export.click(save, chart, png, api_visibility="private", concurrency_id=CPU_GROUP, concurrency_limit=CPU_LIMIT)
 
     @user_errors
     def model_attention(sentence: str, model: str = "gpt2", causal: bool = True, scaled: bool = True,
