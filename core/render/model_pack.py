@@ -3,7 +3,8 @@
 matrix.model_view packs each head as float32 (and repeats the mask per head): for GPT-2 on 20 tokens
 that is ~0.5 MB a toggle. Here the same numbers travel as one base64 uint16 array (L, H, T, T) of
 round(65535 * (w - min) / (max - min)) — 1.5e-5 apart, far below the 2 decimals a hover shows — and the
-mask once; modelview.js decodes it. The server keeps the float32 dict for the PNG export (same stamp).
+mask once; modelview.js decodes it. The PNG export redraws the float32 dict
+(core.serve.real_model.png_file).
 """
 
 from __future__ import annotations
