@@ -33,9 +33,9 @@ def test_each_constructed_pattern_is_named_after_itself():
     pure[:4] = torch.tril(torch.ones(4, T)) / torch.arange(1, 5)[:, None]  # spread rows before the repeat
     for t in range(4, T):
         pure[t, t - 3 if t <= 7 else t] = 1.0
-    assert scores(TOKENS, pure)["induction-like"] == 1.0
+    assert scores(TOKENS, pure)["induction-like"] == 1.0 and _named(pure) == "induction-like"
     duplicate = _rows(lambda t: t - 4 if 4 <= t <= 7 else t)
-    assert scores(TOKENS, duplicate)["same token earlier"] == 1.0
+    assert scores(TOKENS, duplicate)["same token earlier"] == 1.0 and _named(duplicate) == "same token earlier"
 
 
 def test_a_uniform_map_is_spread_out_and_names_need_cases():
