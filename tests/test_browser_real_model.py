@@ -32,12 +32,12 @@ def test_every_head_is_a_named_thumbnail_and_one_click_opens_it(browser, app_url
         heads = page.locator("#real-model-view .al-model-head")
         layers = {heads.nth(i).get_attribute("data-layer") for i in range(heads.count())}
         assert heads.count() >= 4 and heads.count() % len(layers) == 0  # every layer x head
-        titles = page.locator("#real-model-view .al-model-title").all_inner_texts()
+        titles = [t.replace("\xa0", " ") for t in page.locator("#real-model-view .al-model-title").all_inner_texts()]
         names = ("prev", "sink", "self", "dup", "induct", "spread")
         assert all(t.startswith("L") and " · " in t and t.split(" · ")[1] in names for t in titles), titles
         heads.nth(1).click()
         assert page.locator("#real-model-view .al-model-head").nth(1).get_attribute("aria-pressed") == "true"
-        opened = page.locator("#real-model-view .al-opened .al-view-title").first.inner_text()
+        opened = page.locator("#real-model-view .al-opened .al-view-title").first.inner_text().replace("\xa0", " ")
         assert titles[1] in opened
         assert "mean weight" in page.locator("#real-model-view .al-description").inner_text() or \
             "spread out" in page.locator("#real-model-view .al-description").inner_text()

@@ -20,7 +20,7 @@ from .generate_inputs import GPT2, TINY, model_for, models, token_ids
 
 NAMES = {"gpt2": GPT2, "tiny": TINY}
 SOURCES = DrawnCache(max_items=1024)  # a drawn view's stamp -> (model, sentence, breakage)
-TITLE = "L{layer} H{head} · {pattern}"  # a thumbnail: the head and the pattern it shows most on this sentence
+TITLE = "L{layer}\u00a0H{head}\u00a0· {pattern}"  # a thumbnail: the head, the pattern it shows most (wraps after ·)
 MESSAGES = {
     "model": "{value} is not one of the models; choose {choices}",
     "switch": "{value} must be true or false",

@@ -71,7 +71,7 @@
     const H = Math.max(...layers.map((l) => l.length), 1);
     const W = root.clientWidth;
     const labelW = 90;
-    const size = Math.max(60, Math.min(170, Math.floor((W - labelW - H * GAP) / H)));
+    const size = Math.max(36, Math.min(170, Math.floor((W - labelW - H * (GAP + 8)) / H)));  // every head in the row
     const frag = document.createDocumentFragment();
     frag.appendChild(A.el("div", "al-view-title", labels.title));
     if (labels.warning) frag.appendChild(A.el("div", "al-warning", labels.warning));

@@ -44,7 +44,7 @@ EXACT: dict[str, str] = {
 }
 
 TEMPLATES: list[tuple[str, str]] = [
-    ("L{layer} H{head} · {pattern}", "L{layer} H{head} · {pattern}"),
+    ("L{layer}\u00a0H{head}\u00a0· {pattern}", "L{layer}\u00a0H{head}\u00a0· {pattern}"),
     ("layer {layer} head {head}: spread out (no pattern gets {threshold} of its weight); measured: {others}",
      "第 {layer} 层第 {head} 个头：分散（没有哪个模式得到 {threshold} 的权重）；测得：{others}"),
     ("layer {layer} head {head}: {pattern}, mean weight {weight} on {what}; measured: {others}",
