@@ -58,27 +58,17 @@ def edited_run(model: GPT, idx: Tensor, ablations: Sequence[Ablation] = (), hide
         if not 0 <= ablation.layer < len(model.blocks):
             raise ValueError(f"layer {ablation.layer} does not exist; the model has layers 0-{len(model.blocks) - 1}")
     weights = []
-    for _, x, stages in _layers(model, idx, ablations, hide, causal, scaled):
+    for _, x, stages in run_layers(model, idx, ablations, hide, causal, scaled):
         if stages is None:
             return model.lm_head(model.ln_f(x)), torch.stack(weights)  # (B, T, V), (L, B, H, T, T)
         weights.append(stages["weights"])  # (B, H, T, T): what the heads computed, before any was taken out
     raise AssertionError("unreachable")
 
 
-@torch.no_grad()
-def residual_before(model: GPT, idx: Tensor, layer: int, causal: bool = True, scaled: bool | None = None) -> Tensor:
-    """The hidden states (B, T, d) entering block `layer`, every earlier layer run with the same toggles."""
-    if not 0 <= layer < len(model.blocks):
-        raise ValueError(f"layer {layer} does not exist; the model has layers 0-{len(model.blocks) - 1}")
-    for at, x, _ in _layers(model, idx, (), None, causal, scaled):
-        if at == layer:
-            return x
-    raise AssertionError("unreachable")
-
-
-def _layers(model: GPT, idx: Tensor, ablations: Sequence[Ablation], hide: Tensor | None, causal: bool,
-            scaled: bool | None):
-    """(layer, hidden states entering it (B, T, d), its attention stages) per block, then (L, final states, None)."""
+def run_layers(model: GPT, idx: Tensor, ablations: Sequence[Ablation], hide: Tensor | None, causal: bool,
+               scaled: bool | None):
+    """(layer, hidden states entering it (B, T, d), its attention stages) per block, then (L, final states, None):
+    the one loop edited_run and the real model's step-through (core.lab.real_steps) both read. Call it under no_grad."""
     T = idx.shape[1]
     pos = torch.arange(T, device=idx.device)  # (T,)
     x = model.drop(model.wte(idx) + model.wpe(pos))  # (B, T, d)

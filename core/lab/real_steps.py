@@ -15,7 +15,7 @@ from torch import Tensor
 
 from ..config import ConfigError
 from ..model import GPT
-from .ablate import _layers, edited_run
+from .ablate import edited_run, run_layers
 from .steps import LATEX, STAGE_NAMES, Stage, _dims_header, _tokens_header
 from .session import rounded
 
@@ -82,7 +82,7 @@ def layer_steps(model: GPT, ids: list[int], layer: int, head: int, causal: bool 
     _check("layer", layer, len(model.blocks))
     _check("head", head, model.config.n_heads)
     idx = torch.tensor([ids])  # (1, T)
-    for at, x, stages in _layers(model, idx, (), None, causal, scaled):
+    for at, x, stages in run_layers(model, idx, (), None, causal, scaled):
         if at == layer:
             assert stages is not None
             kv = head // (stages["q"].shape[1] // stages["k"].shape[1])  # the K/V head this head reads
