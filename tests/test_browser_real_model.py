@@ -69,7 +69,6 @@ def test_the_step_through_and_causality_sections_show_the_real_layer(browser, ap
                                "'nothing an earlier row computes')")
         text = page.locator("#real-causality-summary").inner_text()
         assert "max |Δ weight| = 0," in text  # exactly zero on every earlier row of every layer
-        page.screenshot(path="/tmp/real-model-1920.png", full_page=False)
         old = page.locator("#real-causality-view .al-root").get_attribute("data-stamp")
         page.locator("#real-causal input").click()  # without the mask the change reaches back
         _redrawn(page, "#real-causality-view .al-root", old)
@@ -85,6 +84,5 @@ def test_the_model_view_fits_the_screen(browser, app_url, size):
         wide = page.evaluate("() => { const v = document.querySelector('#real-model-view'); "
                              "return v.scrollWidth <= v.clientWidth + 1; }")
         assert wide
-        page.locator("#real-model-view").screenshot(path=f"/tmp/real-model-{size[0]}.png")
     finally:
         page.close()
