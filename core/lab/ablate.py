@@ -57,11 +57,24 @@ def edited_run(model: GPT, idx: Tensor, ablations: Sequence[Ablation] = (), hide
             raise ValueError(f"ablation mode {ablation.mode!r} is not one of {', '.join(MODES)}")
         if not 0 <= ablation.layer < len(model.blocks):
             raise ValueError(f"layer {ablation.layer} does not exist; the model has layers 0-{len(model.blocks) - 1}")
+    weights = []
+    for _, x, stages in run_layers(model, idx, ablations, hide, causal, scaled):
+        if stages is None:
+            return model.lm_head(model.ln_f(x)), torch.stack(weights)  # (B, T, V), (L, B, H, T, T)
+        weights.append(stages["weights"])  # (B, H, T, T): what the heads computed, before any was taken out
+    raise AssertionError("unreachable")
+
+
+def run_layers(model: GPT, idx: Tensor, ablations: Sequence[Ablation], hide: Tensor | None, causal: bool,
+               scaled: bool | None):
+    """(layer, hidden states entering it (B, T, d), its attention stages) per block, then (L, final states, None):
+    the one loop edited_run and the real model's step-through (core.lab.real_steps) both read. Call it under no_grad."""
+    T = idx.shape[1]
     pos = torch.arange(T, device=idx.device)  # (T,)
     x = model.drop(model.wte(idx) + model.wpe(pos))  # (B, T, d)
-    weights = []
     for layer, block in enumerate(model.blocks):
         attn = block.attn
+        x_in = x
         q, k, v = attn.project(block.ln_1(x))  # (B, H, T, hd), (B, Hkv, T, hd) x2
         allowed = attn.allowed(T, idx.device) if causal else None  # (T, T) True = may attend, or None
         mask = torch.ones(1, 1, T, T, dtype=torch.bool) if allowed is None else allowed[None, None]  # (1, 1, T, T)
@@ -74,10 +87,10 @@ def edited_run(model: GPT, idx: Tensor, ablations: Sequence[Ablation] = (), hide
         for ablation in ablations:
             if ablation.layer == layer:
                 context = _ablate(context, mask, v, ablation)
-        weights.append(stages["weights"])  # (B, H, T, T): what the heads computed, before any was taken out
+        yield layer, x_in, {**stages, "q": q, "k": k, "v": v, "mask": mask}
         x = x + block.resid_dropout(attn.merge(context))  # (B, T, d)
         x = x + block.mlp(block.ln_2(x))
-    return model.lm_head(model.ln_f(x)), torch.stack(weights)  # (B, T, V), (L, B, H, T, T)
+    yield len(model.blocks), x, None
 
 
 def _ablate(context: Tensor, mask: Tensor, v: Tensor, ablation: Ablation) -> Tensor:

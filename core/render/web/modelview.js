@@ -7,29 +7,59 @@
   A.needs("modelview.js", ["el", "fill", "colormap", "css", "unpackHeads"]);
   const GAP = 14;
 
+  // One head as a T x T pixel image, scaled up by CSS (pixelated): one putImageData per head, not T*T fills.
   function thumb(values, size, cmap, scale) {
     const n = values.length;
     const canvas = A.el("canvas", "al-thumb");
-    const dpr = window.devicePixelRatio || 1;
-    const cell = size / Math.max(1, n);
-    canvas.width = Math.round(size * dpr);
-    canvas.height = Math.round(size * dpr);
+    canvas.width = canvas.height = Math.max(1, n);
     canvas.style.width = canvas.style.height = size + "px";
-    const ctx = canvas.getContext("2d");
-    ctx.scale(dpr, dpr);
+    canvas.style.imageRendering = "pixelated";
+    const image = new ImageData(Math.max(1, n), Math.max(1, n));
+    const px = image.data;
     const span = scale.max - scale.min || 1;
     for (let i = 0; i < n; i++) {
+      const row = values[i];
       for (let j = 0; j < n; j++) {
-        ctx.fillStyle = A.css(cmap((Number(values[i][j]) - scale.min) / span));
-        ctx.fillRect(j * cell, i * cell, Math.ceil(cell), Math.ceil(cell));
+        const c = cmap((Number(row[j]) - scale.min) / span);
+        const at = 4 * (i * n + j);
+        px[at] = c[0];
+        px[at + 1] = c[1];
+        px[at + 2] = c[2];
+        px[at + 3] = 255;
       }
     }
+    canvas.getContext("2d").putImageData(image, 0, 0);
     return canvas;
+  }
+
+  // A compact view (core/render/model_pack.py): every head's weights in one base64 uint16 array (L, H, T, T),
+  // fractions of the scale, and the mask once. Decoded once per view object; a click redraws from the cache.
+  const decoded = new WeakMap();
+  function compactLayers(data) {
+    let layers = decoded.get(data);
+    if (layers) return layers;
+    const bin = atob(data.values.u16);
+    const bytes = new Uint8Array(bin.length);
+    for (let i = 0; i < bin.length; i++) bytes[i] = bin.charCodeAt(i);
+    const view = new DataView(bytes.buffer);
+    const [L, H, T, C] = data.values.shape;
+    const lo = data.scale.min, span = data.scale.max - data.scale.min;
+    const flat = new Float32Array(L * H * T * C);
+    for (let n = 0; n < flat.length; n++) flat[n] = lo + (view.getUint16(2 * n, true) / 65535) * span;
+    const blocked = data.blocked_all ? A.unpack(data.blocked_all) : null;
+    layers = data.layers.map((heads, l) => heads.map((head, h) => {
+      const at = (l * H + h) * T * C;
+      const values = [];
+      for (let i = 0; i < T; i++) values.push(flat.subarray(at + i * C, at + (i + 1) * C));
+      return Object.assign({}, head, { values: values, blocked: blocked });
+    }));
+    decoded.set(data, layers);
+    return layers;
   }
 
   A.views.modelview = function (root, data, ctx) {
     const state = ctx.state;
-    const layers = (data.layers || []).map((heads) => A.unpackHeads(heads));
+    const layers = data.values && data.values.u16 ? compactLayers(data) : (data.layers || []).map((heads) => A.unpackHeads(heads));
     const labels = data.labels || {};
     const key = (data.rows || []).join("\u0000");
     if (!state.open || state.mvKey !== key || state.mvSelected !== String(data.selected)) {
@@ -41,7 +71,7 @@
     const H = Math.max(...layers.map((l) => l.length), 1);
     const W = root.clientWidth;
     const labelW = 90;
-    const size = Math.max(60, Math.min(170, Math.floor((W - labelW - H * GAP) / H)));
+    const size = Math.max(36, Math.min(170, Math.floor((W - labelW - H * (GAP + 8)) / H)));  // every head in the row
     const frag = document.createDocumentFragment();
     frag.appendChild(A.el("div", "al-view-title", labels.title));
     if (labels.warning) frag.appendChild(A.el("div", "al-warning", labels.warning));
