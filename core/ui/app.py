@@ -58,6 +58,7 @@ class AppContext:
     shared: dict[str, Any] = field(default_factory=dict)  # components one tab offers the next (by name)
     tab: gr.Tab | None = None  # the gr.Tab being built: tabs fill themselves on .select (lazy start-up)
     warm: list[Callable[[], Any]] = field(default_factory=list)  # what to compute once the app serves, in order
+    shown: Any = None  # the trigger that fires when the page first shows the tab being built (load or select)
 
     def __post_init__(self) -> None:
         if self.lab is None:
@@ -86,7 +87,8 @@ def build_demo(registry: Registry | None = None) -> gr.Blocks:
                     # The page's language, written by the page when it first shows the tab (before the tab's
                     # own events: Gradio runs the events of one trigger one after the other).
                     lang = gr.Textbox("en", visible=False)
-                    (demo.load if i == 0 else ctx.tab.select)(None, None, lang, js=PAGE_LANG_JS)
+                    ctx.shown = demo.load if i == 0 else ctx.tab.select
+                    ctx.shown(None, None, lang, js=PAGE_LANG_JS)
                     tab.build(ctx)
                 tabs.append((ctx.tab, lang))
         _first_values_translated(tabs)

@@ -50,6 +50,16 @@
       const cell = Math.max(minCell, Math.min(maxCell, cellW, Math.max(cellH, tall)));
       if (!best || cell > best.cell) best = { columns: c, cell: cell };
     }
+    // A head never smaller than opts.minHead px (a projector's back row): fewer heads side by side, rows wrap.
+    const target = Math.min(opts.minHead || 0, W - labelW - 2);
+    if (best.cell * nCols < target) { // ... and no taller than the window (less its title and labels) beyond that
+      const tallest = Math.max(target, window.innerHeight - 160);
+      for (let c = H; c >= 1; c--) {
+        const wide = Math.floor((W - labelW - (c - 1) * GAP - 2) / (c * nCols));
+        const cell = Math.min(maxCell, wide, Math.floor(tallest / nRows));
+        if (cell * nCols >= target || c === 1) return { columns: c, cell: Math.max(minCell, cell) };
+      }
+    }
     return best;
   };
 
@@ -117,7 +127,7 @@
       ctx.stroke();
     }
     if (showValues) {
-      let px = Math.max(10, Math.min(22, Math.floor(cell * 0.34)));
+      let px = Math.max(13, Math.min(22, Math.floor(cell * 0.36))); // 13 px at least: read from the back
       const fam = getComputedStyle(canvas).fontFamily || "sans-serif";
       let lead = true;
       const widest = A.num(s.min < 0 ? -9.99 : 0.99, data.digits);
@@ -186,8 +196,20 @@
   A.views.heatmaps = function (root, data, ctx) {
     const state = ctx.state;
     const rows = data.rows || [], cols = data.cols || rows, colsAreTokens = !data.cols || data.col_tokens;
-    const heads = A.unpackHeads(data.heads);
+    let heads = A.unpackHeads(data.heads);
     const labels = data.labels || {};
+    if (data.softmax) { // the page's own weights for the checkboxes as they are now (softmax.js)
+      const t = A.toggles(data.softmax);
+      heads = A.softmaxHeads(data, t.causal, t.scaled);
+    }
+    let legendItems = labels.legend;
+    if (data.fit_scale && A.fittedScale) { // a long sentence: colours fitted to the weights drawn, and said so
+      const scale = A.fittedScale(data.scale, heads);
+      data = Object.assign({}, data, { scale: scale });
+      legendItems = (legendItems || []).map((it) => (it.swatch === "scale" && labels.scale_fitted
+        ? Object.assign({}, it, { text: A.fill(labels.scale_fitted, { max: A.num(scale.max, 2) }) }) : it));
+    }
+    if (data.softmax || data.fit_scale) data = Object.assign({}, data, { heads: heads });
     const tip = A.tooltip(root);
     const fam = getComputedStyle(root).fontFamily || "sans-serif";
     const px = data.font_px || 15;
@@ -198,7 +220,7 @@
     const W = root.clientWidth;
     const xLabelH = (cell) => (cell >= xl.width ? px * 1.6 : xl.width + 12) + 28;
     const lay = A.gridLayout(W, heads.length, rows.length, cols.length, yl.width + yTitle, xLabelH, {
-      maxColumns: data.max_columns, budget: data.height_budget, maxCell: data.max_cell,
+      maxColumns: data.max_columns, budget: data.height_budget, maxCell: data.max_cell, minHead: data.min_head,
     });
     const cell = lay.cell, vertical = cell < xl.width;
     const cmap = A.colormap(data.scale.stops);
@@ -207,8 +229,7 @@
     const frag = document.createDocumentFragment();
     if (labels.title) frag.appendChild(A.el("div", "al-view-title", labels.title));
     if (labels.warning) frag.appendChild(A.el("div", "al-warning", labels.warning));
-    frag.appendChild(A.legend(labels.legend, data.scale));
-    if (labels.note) frag.appendChild(A.el("div", "al-note", labels.note));
+    frag.appendChild(A.legend(legendItems, data.scale));
     const grid = A.el("div", "al-grid");
     for (let r = 0; r * lay.columns < heads.length; r++) {
       const line = A.el("div", "al-grid-row");
@@ -270,6 +291,13 @@
       grid.appendChild(line);
     }
     frag.appendChild(grid);
+    if (labels.note) frag.appendChild(A.el("div", "al-note", labels.note)); // under the heads: they come first
+    if (data.check && A.checkLine) { // measured on the weights drawn: it follows the page's own softmax
+      const check = A.el("div", "al-check");
+      check.append(A.el("span", "al-check-title", labels.check_title), A.el("span", "al-check-text",
+        data.softmax ? A.checkLine(heads, labels) : labels.check_text || A.checkLine(heads, labels)));
+      frag.appendChild(check);
+    }
     grid.addEventListener("click", (ev) => {
       const label = ev.target.closest(".al-label");
       if (!label || (!colsAreTokens && label.closest(".al-x"))) return;
