@@ -78,10 +78,11 @@ CHECK_LABELS = {  # the check line the page writes from its own weights (core.la
     "check_leak": "{value} of 1 per row on average (the future leaks in)",
     "check_mean": "{value} of 1 per row on average",
     "check_nonfinite": "some rows hold NaN or infinite weights: they are not probabilities",
-    "scale_fitted": "weight (each row sums to 1); colours fitted to this sentence: 0 to {max}",
+    "scale_fitted": "weight (each row sums to 1); colours fitted to this sentence: 0 to {max}, larger at full colour",
 }
 # The page's own controls a softmax view follows (ids of the Attention tab's checkboxes).
 CONTROLS = {"causal": "#causal input[type=checkbox]", "scaled": "#scaled input[type=checkbox]"}
+VALUES_UP_TO_HEADS = 24  # tokens: the Attention tab's heads (never under MIN_HEAD px) write their weights up to this
 MIN_HEAD = 610  # px: a head is never drawn smaller (one head of two at 1920x1080 before issue 22)
 FIT_ABOVE = 24  # tokens: past this the colours are fitted to the largest weight (a long row's weights are small)
 
@@ -251,6 +252,7 @@ def attention(tokens: Sequence[str], weights: Any, allowed: Any, scaled: Any | N
     data = heatmaps(tokens, list(w), titles, scale=scale, blocked=blocked, extra=extra,
                     labels=labels, legend=legend, headview=True)
     data["check"] = True  # the page writes the check line under the heads, from the weights it drew
+    data["show_values"] = len(tokens) <= VALUES_UP_TO_HEADS
     data["min_head"] = MIN_HEAD
     if fitted:
         data["fit_scale"] = True  # the page fits the colours to the weights it computes
@@ -262,8 +264,10 @@ def attention(tokens: Sequence[str], weights: Any, allowed: Any, scaled: Any | N
 
 
 def fitted_scale(w: Any) -> dict:
-    """Weights of a long sentence: 0 to the largest weight (rounded up to 0.05), so a row of small weights shows."""
-    top = float(np.nanmax(w)) if np.size(w) else 1.0
+    """Weights of a long sentence: 0 to their 95th percentile (rounded up to 0.05), so rows of small weights show;
+    the first rows' large weights are drawn at full colour (the page fits its own weights the same way)."""
+    v = np.sort(np.asarray(w, dtype=float)[np.asarray(w) > 0])  # (blocked weights are exactly 0)
+    top = float(v[int(0.95 * (v.size - 1))]) if v.size else 1.0
     top = min(1.0, max(0.05, np.ceil(top * 20 - 1e-9) / 20))  # (the page rounds the same way)
     return weight_scale(0.0, top)
 

@@ -179,6 +179,7 @@ def build(ctx) -> None:
     api_shown.change(user_errors(api_panel_filled, unqueued=2), [api_shown, *inputs], [note, payload, problem], **fast)
     variant.change(None, variant, [n_heads, scaled, about, *groups], js=_switch_js(registry, names))
     # A page in Chinese opens on the chapter's Chinese sentence (the first view is drawn for the English one)
+    ctx.shared["redrawn_in_chinese"] = {heatmaps, mask}  # (drawn for that sentence, not translated)
     if ctx.shown is not None:
         ctx.shown(None, sentence, sentence, js=ZH_SENTENCE_JS.replace("EN", json.dumps(SENTENCE))
                   .replace("ZH", json.dumps(ZH_SENTENCE, ensure_ascii=False)), queue=False)

@@ -53,11 +53,13 @@
     // A head never smaller than opts.minHead px (a projector's back row): fewer heads side by side, rows wrap.
     const target = Math.min(opts.minHead || 0, W - labelW - 2);
     if (best.cell * nCols < target) { // ... and no taller than the window (less its title and labels) beyond that
-      const tallest = Math.max(target, window.innerHeight - 160);
+      const need = Math.ceil(target / nCols), tallest = Math.max(target, window.innerHeight - 160);
       for (let c = H; c >= 1; c--) {
         const wide = Math.floor((W - labelW - (c - 1) * GAP - 2) / (c * nCols));
-        const cell = Math.min(maxCell, wide, Math.floor(tallest / nRows));
-        if (cell * nCols >= target || c === 1) return { columns: c, cell: Math.max(minCell, cell) };
+        if (wide >= need || c === 1) {
+          const cell = Math.min(wide, Math.max(need, Math.min(maxCell, Math.floor(tallest / nRows))));
+          return { columns: c, cell: Math.max(minCell, cell) };
+        }
       }
     }
     return best;
@@ -134,6 +136,7 @@
       if (textWidth(widest, `${px}px ${fam}`) > cell - 4) lead = false;
       if (!lead && textWidth(widest.replace("0.", "."), `${px}px ${fam}`) > cell - 4) return;
       ctx.font = `${px}px ${fam}`;
+      canvas.dataset.valuePx = String(px); // (what a test reads: the numbers' size is not in the DOM)
       ctx.textAlign = "center";
       ctx.textBaseline = "middle";
       for (let i = 0; i < nR; i++) {
@@ -154,6 +157,10 @@
     const every = Math.max(1, Math.ceil((px * LABEL_PITCH) / cell));
     texts.forEach((t, i) => {
       const span = A.el("span", "al-label", t);
+      const pos = String(i) + " ";
+      if (t.startsWith(pos) && t.length > pos.length) { // position and token told apart: "1" at 0 is not "0 1"
+        span.replaceChildren(A.el("span", "al-pos", String(i)), document.createTextNode(" " + t.slice(pos.length)));
+      }
       span.dataset.index = i;
       span.title = full[i]; // the whole token, as text
       span.style.fontSize = px + "px";
@@ -209,6 +216,10 @@
       legendItems = (legendItems || []).map((it) => (it.swatch === "scale" && labels.scale_fitted
         ? Object.assign({}, it, { text: A.fill(labels.scale_fitted, { max: A.num(scale.max, 2) }) }) : it));
     }
+    if (data.softmax) { // the "blocked" swatch only while the page's mask blocks something
+      const anyBlocked = heads.some((h) => h.blocked);
+      legendItems = (legendItems || []).filter((it) => it.swatch !== "blocked" || anyBlocked);
+    }
     if (data.softmax || data.fit_scale) data = Object.assign({}, data, { heads: heads });
     const tip = A.tooltip(root);
     const fam = getComputedStyle(root).fontFamily || "sans-serif";
@@ -219,7 +230,8 @@
     const yTitle = 26;
     const W = root.clientWidth;
     const xLabelH = (cell) => (cell >= xl.width ? px * 1.6 : xl.width + 12) + 28;
-    const lay = A.gridLayout(W, heads.length, rows.length, cols.length, yl.width + yTitle, xLabelH, {
+    // the y column: labels, title (and its CJK margin, 8 px) and the gap to the first head
+    const lay = A.gridLayout(W, heads.length, rows.length, cols.length, yl.width + yTitle + 8 + GAP, xLabelH, {
       maxColumns: data.max_columns, budget: data.height_budget, maxCell: data.max_cell, minHead: data.min_head,
     });
     const cell = lay.cell, vertical = cell < xl.width;

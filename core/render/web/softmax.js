@@ -89,10 +89,13 @@
       blocked: A.fill(labels.check_mean, { value: g2(onBlocked / rows) }) });
   };
 
-  // A colour scale fitted to the weights drawn: 0 to the largest, rounded up to 0.05 (core.render.matrix.fitted_scale).
+  // A colour scale fitted to the weights drawn: 0 to their 95th percentile, rounded up to 0.05 (the first rows'
+  // large weights drawn at full colour); core.render.matrix.fitted_scale computes the same.
   A.fittedScale = function (scale, heads) {
-    let top = 0;
-    for (const head of heads) for (const row of head.values) for (const v of row) if (v > top) top = v;
+    const all = [];
+    for (const head of heads) for (const row of head.values) for (const v of row) if (v > 0) all.push(Number(v));
+    all.sort((a, b) => a - b);
+    const top = all.length ? all[Math.floor(0.95 * (all.length - 1))] : 1;
     const max = Math.min(1, Math.max(0.05, Math.ceil(top * 20 - 1e-9) / 20));
     const ticks = [0, 1, 2, 3, 4].map((n) => Math.round((max * n) / 4 * 1e6) / 1e6);
     return Object.assign({}, scale, { min: 0, max: max, ticks: ticks });

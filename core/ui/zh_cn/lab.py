@@ -97,14 +97,14 @@ EXACT: dict[str, str] = {
     "{value} of 1 per row on average (the future leaks in)": "平均每行 1 中占 {value}（未来泄漏进来了）",
     "{value} of 1 per row on average": "平均每行 1 中占 {value}",
     "Check (measured on the weights drawn)": "检查（在所画的权重上测得）",
-    "weight (each row sums to 1); colours fitted to this sentence: 0 to {max}":
-        "权重（每行之和为 1）；颜色按这个句子拟合：0 到 {max}",
+    "weight (each row sums to 1); colours fitted to this sentence: 0 to {max}, larger at full colour":
+        "权重（每行之和为 1）；颜色按这个句子拟合：0 到 {max}，更大的以最深颜色显示",
     "(none)": "（无）",
 }
 
 TEMPLATES: list[tuple[str, str]] = [
-    ("weight (each row sums to 1); colours fitted to this sentence: 0 to {max}",
-     "权重（每行之和为 1）；颜色按这个句子拟合：0 到 {max}"),
+    ("weight (each row sums to 1); colours fitted to this sentence: 0 to {max}, larger at full colour",
+     "权重（每行之和为 1）；颜色按这个句子拟合：0 到 {max}，更大的以最深颜色显示"),
     # ---- check and notes
     ("{rows}; weight above the diagonal: {future}; weight on blocked keys: {blocked}",
      "{rows}；对角线以上的权重：{future}；被挡住的键上的权重：{blocked}"),
