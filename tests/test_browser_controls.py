@@ -6,7 +6,7 @@ import re
 
 import pytest
 
-from tests.pages import problem, redrawn, stamp, textbox
+from tests.pages import problem, redrawn, stamp
 
 pytestmark = pytest.mark.browser
 

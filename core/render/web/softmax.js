@@ -109,16 +109,38 @@
     return `${sm.key}:${t.causal ? 1 : 0}${t.scaled ? 1 : 0}`;
   };
 
-  // The views that follow a checkbox: redrawn by the page the moment it changes (the server's answer follows).
+  // The views that follow a checkbox: redrawn by the page the moment it changes. Gradio hears of the change
+  // only after that frame is painted (its own work on an event, a walk over every output the page's events
+  // ever had, runs in the same task and would otherwise hold the paint back): the browser's input and change
+  // events are held, then dispatched again, in order, once the new weights are on screen.
   const followers = new Set();
   A.follow = function (ctx) { followers.add(ctx); };
-  document.addEventListener("change", (ev) => {
-    const t = ev.target;
-    if (!t || !t.matches) return;
+  const following = (t) => {
+    const out = [];
     for (const ctx of followers) {
       const data = ctx.props && ctx.props.value, sm = data && data.softmax;
-      if (!sm || !sm.controls) continue;
-      if (Object.values(sm.controls).some((sel) => t.matches(sel))) ctx.repaint();
+      if (sm && sm.controls && Object.values(sm.controls).some((sel) => t.matches(sel))) out.push(ctx);
     }
-  }, true);
+    return out;
+  };
+  let held = null; // the events held back from Gradio until the paint: [target, [types]]
+  const hold = (ev) => {
+    const t = ev.target;
+    if (!ev.isTrusted || !t || !t.matches) return; // (our own re-dispatch goes through)
+    const views = following(t);
+    if (!views.length) return;
+    ev.stopImmediatePropagation();
+    if (held && held[0] === t) { held[1].push(ev.type); return; }
+    held = [t, [ev.type]];
+    for (const ctx of views) ctx.repaint();
+    const release = () => {
+      const [target, types] = held;
+      held = null;
+      for (const type of types) target.dispatchEvent(new Event(type, { bubbles: true }));
+    };
+    // two frames: the new weights are painted (and a check waiting for that frame has run) before Gradio's turn
+    requestAnimationFrame(() => requestAnimationFrame(() => setTimeout(release, 0)));
+  };
+  document.addEventListener("input", hold, true);
+  document.addEventListener("change", hold, true);
 })();
