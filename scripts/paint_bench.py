@@ -6,8 +6,10 @@
     git archive <commit> | tar -x -C /tmp/before && python scripts/paint_bench.py --app-dir /tmp/before   # another version
 
 Debian's Chromium (never a downloaded one) through Playwright. For each control the page records the
-timestamp of the first input event the action causes (pointerdown, keydown or input) and waits, inside
-the page, until the view shows the new weights and the browser has painted a frame after that:
+timestamp of the first input event the action causes (pointerdown, keydown or input) and the time, taken in
+the page by a MutationObserver armed before the action, of the first animation frame after the view shows
+the new weights (the frame that paints them; read there, so no later work of the page or round trip to
+Playwright is counted):
 
 - the browser-drawn view: `#attention-heatmaps .al-root` carries `data-stamp`, set by the renderer after
   it has built the new cells (the stamp comes from the server with the numbers);
@@ -15,7 +17,9 @@ the page, until the view shows the new weights and the browser has painted a fra
 
 Toggles, heads and variant are timed on a sentence nobody asked for before (set untimed just before),
 so every timed click computes; "sentence" types a new 12-token sentence; "example" clicks one of the
-examples (the same few a class clicks: served from the caches); "seed" types a new seed. The mask and
+examples (the same few a class clicks: served from the caches); "seed" types a new seed. Each timed
+action waits first until the page is idle (two frames within 25 ms), as a student looks before clicking
+again: the previous event's leftover work is not counted against the next one. The mask and
 √d toggles are painted by the page itself from the raw scores it holds (core/render/web/softmax.js): their
 figure is the page's own work, the server's answer follows and changes nothing on screen. The machine's
 load average is printed with the results: the figures are only comparable between quiet runs. Each control
@@ -54,29 +58,46 @@ SIGNATURE = """() => {
   return img ? img.src : '';
 }"""
 
+# Resolves once the page's main thread is idle: two frames in a row within 25 ms of each other (at most 3 s).
+IDLE = """() => new Promise(resolve => {
+  const t0 = performance.now();
+  let last = t0, calm = 0;
+  const tick = (now) => {
+    calm = now - last < 25 ? calm + 1 : 0;
+    last = now;
+    if (calm >= 2 || now - t0 > 3000) return resolve(now - t0);
+    requestAnimationFrame(tick);
+  };
+  requestAnimationFrame(tick);
+})"""
+
+# Armed before each action: the first input event's time, and (from the page itself, so no round trip to
+# Playwright delays it) the time of the first animation frame after the view changed: that frame paints it.
 ARM = """() => {
   window.__t0 = null;
+  window.__painted = null;
   const first = e => { if (window.__t0 === null) window.__t0 = e.timeStamp; };
   for (const type of ['pointerdown', 'keydown', 'input']) document.addEventListener(type, first, {capture: true});
-  window.__old = (SIGNATURE)();
+  const sig = SIGNATURE;
+  window.__old = sig();
+  if (window.__obs) window.__obs.disconnect();
+  const obs = window.__obs = new MutationObserver(() => {
+    if (sig() === window.__old) return;
+    obs.disconnect();
+    requestAnimationFrame(() => { window.__painted = performance.now(); });
+  });
+  obs.observe(document.body, {subtree: true, childList: true, attributes: true});
 }""".replace("SIGNATURE", SIGNATURE)
 
-# Resolves with ms from the input event to the first frame painted after the view changed.
+# Resolves with ms from the input event to the first frame painted after the view changed (null after 30 s).
 PAINTED = """async () => {
-  const sig = SIGNATURE;
-  const changed = () => sig() !== window.__old;
-  const ok = await new Promise(resolve => {
-    if (changed()) return resolve(true);
-    const obs = new MutationObserver(() => { if (changed()) { obs.disconnect(); resolve(true); } });
-    obs.observe(document.body, {subtree: true, childList: true, attributes: true});
-    setTimeout(() => { obs.disconnect(); resolve(false); }, 30000);
-  });
-  if (!ok) return null;
+  const t = performance.now();
+  while (window.__painted === null && performance.now() - t < 30000) await new Promise(r => setTimeout(r, 5));
+  if (window.__painted === null) return null;
   const img = document.querySelector('#heatmaps img');
   if (img && !document.querySelector('#attention-heatmaps')) await img.decode().catch(() => {});
-  await new Promise(r => requestAnimationFrame(() => setTimeout(r, 0)));  // after the next paint
-  return performance.now() - window.__t0;
-}""".replace("SIGNATURE", SIGNATURE)
+  return window.__painted - window.__t0;
+}"""
 
 
 def tree_cpu_seconds(pid: int) -> float:
@@ -125,6 +146,7 @@ class Bench:
         return " ".join(words + [f"w{n}"])
 
     def timed(self, action) -> float:
+        self.page.evaluate(IDLE)  # the page done with the last event's work, as when a student clicks again
         self.page.evaluate(ARM)
         action()
         ms = self.page.evaluate(PAINTED)
