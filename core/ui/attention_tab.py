@@ -30,7 +30,6 @@ TEXT = {
     "weights": "Weights",
     "weights_info": "random layers you can reshape, or the trained tiny model's real heads",
     "sentence": "Sentence",
-    "examples": "Examples",
     "variant": "Variant (from the plugin registry)",
     "about": "About this variant",
     "causal": "causal mask",
