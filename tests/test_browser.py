@@ -71,6 +71,7 @@ def test_hover_shows_the_same_weight_as_the_api(page, client):
     sentence = "The cat sat on the mat"
     type_sentence(page, sentence)
     *_, api = client.predict(sentence, api_name="/attention")
+    page.locator("#attention-heatmaps [data-head='1'] canvas").scroll_into_view_if_needed()  # heads wrap: 610 px each
     x, y = cell_centre(page, head=1, i=3, j=1)
     page.mouse.move(x, y)
     tip = page.locator("#attention-heatmaps .al-tip:not([hidden])")
@@ -79,6 +80,7 @@ def test_hover_shows_the_same_weight_as_the_api(page, client):
     assert text.startswith("query 'on' (3) → key 'cat' (1): weight ") and "scaled score" in text
     shown = float(re.search(r"weight (-?[\d.]+)", text).group(1))
     assert shown == pytest.approx(api["weights"][1][3][1], abs=0.0051)  # 2 decimals of the API's number
+    page.locator("#attention-heatmaps [data-head='0'] canvas").scroll_into_view_if_needed()
     x, y = cell_centre(page, head=0, i=1, j=4)  # the future: blocked
     page.mouse.move(x, y)
     page.wait_for_function("() => [...document.querySelectorAll('#attention-heatmaps .al-tip')].some(t => !t.hidden && "

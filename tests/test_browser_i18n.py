@@ -44,11 +44,13 @@ def test_a_chinese_browser_reads_the_attention_tab_in_chinese(zh_page):
     page = zh_page
     assert page.evaluate("document.documentElement.lang") == "zh-CN"
     assert page.get_by_role("tab", name=i18n.tr("Step through", "zh-CN")).is_visible()
-    page.wait_for_function("() => /[\\u4e00-\\u9fff]/.test(document.querySelector('#check textarea').value)")
+    page.wait_for_function("() => /[\\u4e00-\\u9fff]/.test("
+                           "document.querySelector('#attention-heatmaps .al-check-text').textContent)")
     old = stamp(page)
     page.locator("#sentence textarea").fill("the cat sat on the mat")
     redrawn(page, old)
-    page.wait_for_function("() => /[\\u4e00-\\u9fff]/.test(document.querySelector('#check textarea').value)")
+    page.wait_for_function("() => /[\\u4e00-\\u9fff]/.test("
+                           "document.querySelector('#attention-heatmaps .al-check-text').textContent)")
     left = english_on_screen(page, "#attention-heatmaps")  # titles, legend, colour scale, hover texts
     assert not left, left
     title = page.locator("#attention-heatmaps .al-ytitle").first  # Chinese stands upright, read top to bottom
@@ -91,4 +93,5 @@ def test_the_settings_switch_turns_the_page_and_the_servers_sentences_to_english
     old = stamp(page)
     page.locator("#sentence textarea").fill("the dog sat on the mat")
     redrawn(page, old)
-    page.wait_for_function("() => /every row sums to 1/.test(document.querySelector('#check textarea').value)")
+    page.wait_for_function("() => /every row sums to 1/.test("
+                           "document.querySelector('#attention-heatmaps .al-check-text').textContent)")

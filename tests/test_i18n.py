@@ -30,7 +30,8 @@ def data_words() -> set[str]:
 def english_left(value, found: list[str], words: set[str]) -> list[str]:
     """Walk an output (not the API's JSON) and collect the texts a Chinese reader would still read in English."""
     skip = {"rows", "cols", "tokens", "stamp", "kind", "values", "blocked", "extra", "f32", "u8", "shape", "type",
-            "swatch", "__type__"}  # a swatch names its colour for the page ("scale", "blocked"); "update": codes
+            "swatch", "__type__", "softmax"}  # a swatch names its colour for the page ("scale", "blocked"); "update":
+    # codes; softmax: the scores and the selectors of the checkboxes a view follows
     if isinstance(value, str):
         left = [w for w in i18n.leftover(value) if w.lower() not in words]
         if left and not re.fullmatch(r"\d+ \S+", value):

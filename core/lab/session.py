@@ -213,6 +213,7 @@ class RowCheck:
     max_row_error: float  # max |sum of a row - 1|
     blocked_weight: float  # total weight on positions the mask blocks
     above_diagonal: float  # total weight above the diagonal (the future)
+    rows: int = 1  # how many rows (heads x queries) the totals are over: the line gives means per row
 
     @property
     def line(self) -> str:
@@ -223,9 +224,16 @@ class RowCheck:
             rows = "every row sums to 1"
         else:
             rows = f"rows are off 1 by up to {self.max_row_error:.2g}"
-        future = "0" if self.above_diagonal == 0 else f"{self.above_diagonal:.3g} (the future leaks in)"
+        # per row, read against "each row sums to 1" (a total over heads and rows has no scale a student knows)
+        future = self.above_diagonal / self.rows
+        future = ZERO_PER_ROW if self.above_diagonal == 0 else f"{future:.2g} {PER_ROW} (the future leaks in)"
         text = f"{rows}; weight above the diagonal: {future}"
-        return text if self.blocked_weight == 0 else text + f"; weight on blocked keys: {self.blocked_weight:.3g}"
+        blocked = f"{self.blocked_weight / self.rows:.2g} {PER_ROW}"
+        return text if self.blocked_weight == 0 else text + f"; weight on blocked keys: {blocked}"
+
+
+ZERO_PER_ROW = "0 of 1 in every row"
+PER_ROW = "of 1 per row on average"
 
 
 def row_check(run: Run) -> RowCheck:
@@ -237,4 +245,5 @@ def row_check(run: Run) -> RowCheck:
         max_row_error=float((w.sum(-1) - 1).abs().max()),
         blocked_weight=float(w[:, ~run.allowed].sum()),
         above_diagonal=float(w[:, future].sum()),
+        rows=w.shape[0] * T,
     )

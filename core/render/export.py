@@ -68,7 +68,9 @@ def heatmaps_figure(data: dict) -> Figure:
     cols = [tick_label(str(c)) for c in data["cols"]] if data.get("cols") else rows
     n_rows = math.ceil(len(heads) / cols_n)
     side = max(3.0, 0.3 * len(rows) + 1.5)
-    fig = Figure(figsize=(side * cols_n + 1.0, side * n_rows + 0.6), dpi=DPI)
+    label_in = 0.075 * max((len(r) for r in rows), default=1) + 0.5  # inches: one head's y labels and title
+    # constrained layout: each head's y labels get their own room, never drawn over the head to their left
+    fig = Figure(figsize=((side + label_in) * cols_n + 1.0, side * n_rows + 0.6), dpi=DPI, layout="constrained")
     FigureCanvasAgg(fig)
     cmap = LinearSegmentedColormap.from_list("view", data["scale"]["stops"])
     axes = fig.subplots(n_rows, cols_n, squeeze=False)

@@ -68,6 +68,24 @@ MASK_LABELS = {
     "may_attend": "may attend",
     "blocked": "blocked (weight forced to 0)",
 }
+CHECK_LABELS = {  # the check line the page writes from its own weights (core.lab.session.RowCheck.line's words)
+    "check_title": "Check (measured on the weights drawn)",
+    "check_line": "{rows}; weight above the diagonal: {future}",
+    "check_line_blocked": "{rows}; weight above the diagonal: {future}; weight on blocked keys: {blocked}",
+    "check_rows": "every row sums to 1",
+    "check_rows_off": "rows are off 1 by up to {error}",
+    "check_zero": "0 of 1 in every row",
+    "check_leak": "{value} of 1 per row on average (the future leaks in)",
+    "check_mean": "{value} of 1 per row on average",
+    "check_nonfinite": "some rows hold NaN or infinite weights: they are not probabilities",
+    "scale_fitted": "weight (each row sums to 1); colours fitted to this sentence: 0 to {max}, larger at full colour",
+}
+# The page's own controls a softmax view follows (ids of the Attention tab's checkboxes).
+CONTROLS = {"causal": "#causal input[type=checkbox]", "scaled": "#scaled input[type=checkbox]"}
+VALUES_UP_TO_HEADS = 24  # tokens: the Attention tab's heads (never under MIN_HEAD px) write their weights up to this
+MIN_HEAD = 610  # px: a head is never drawn smaller (one head of two at 1920x1080 before issue 22)
+FIT_ABOVE = 24  # tokens: past this the colours are fitted to the largest weight (a long row's weights are small)
+
 MODEL_LABELS = {
     "title": "Every layer and head of the trained model",
     "help": "Each square is one head's weights for this sentence. Click one to open it below.",
@@ -193,9 +211,17 @@ def head_titles(n_heads: int, n_kv_heads: int | None = None) -> list[str]:
     return [LABELS["head_shares"].format(h=h, g=h // group) for h in range(n_heads)]
 
 
+def softmax_inputs(page: Any, causal: bool, scaled: bool) -> dict:
+    """The raw scores and both masks, for the page's own scale, mask and softmax (core.lab.page_softmax)."""
+    return {"scores": [packed(s) for s in page.scores], "head_dim": int(page.head_dim),
+            "allowed": {"causal": packed(page.allowed_causal, "u8"), "full": packed(page.allowed_full, "u8")},
+            "causal": bool(causal), "scaled": bool(scaled), "controls": dict(CONTROLS)}
+
+
 def attention(tokens: Sequence[str], weights: Any, allowed: Any, scaled: Any | None = None,
               n_kv_heads: int | None = None, normalised: bool = True, note: str = "",
-              maps: dict[str, Any] | None = None) -> dict:
+              maps: dict[str, Any] | None = None, page: Any = None, causal: bool = True,
+              is_scaled: bool = True, check: str = "") -> dict:
     """The Attention tab's heatmaps: weights (H, T, T), the mask (T, T) or (H, T, T) True = may attend,
     the scaled scores (H, T, T), or (H, M, T, T) with maps, for the hover; the head view below; a note above.
 
@@ -212,16 +238,38 @@ def attention(tokens: Sequence[str], weights: Any, allowed: Any, scaled: Any | N
         if extra is not None:
             extra += list(hover[:, i] if hover.ndim == 4 else hover)
     w = np.stack(mats)
-    scale = weight_scale() if normalised else value_scale(w)
+    fitted = normalised and len(tokens) > FIT_ABOVE
+    scale = (fitted_scale(w) if fitted else weight_scale()) if normalised else value_scale(w)
     text = LABELS["scale_rows"] if normalised else LABELS["scale_not_normalised"]
+    if fitted:
+        text = CHECK_LABELS["scale_fitted"].format(max=f"{scale['max']:.2f}")
     legend = [{"swatch": "scale", "text": text}]
     blocked = ~np.asarray(allowed, dtype=bool)
-    if blocked.any():
+    if blocked.any() or page is not None:  # (the page may block keys itself: the causal toggle)
         legend.append({"swatch": "blocked", "text": LABELS["blocked"]})
     labels = {"hover": LABELS["hover"] if scaled is not None else LABELS["hover_plain"], "note": LABELS["click"],
-              "warning": note}
-    return heatmaps(tokens, list(w), titles, scale=scale, blocked=blocked, extra=extra,
+              "warning": note, **CHECK_LABELS, "check_text": check}
+    data = heatmaps(tokens, list(w), titles, scale=scale, blocked=blocked, extra=extra,
                     labels=labels, legend=legend, headview=True)
+    data["check"] = True  # the page writes the check line under the heads, from the weights it drew
+    data["show_values"] = len(tokens) <= VALUES_UP_TO_HEADS
+    data["min_head"] = MIN_HEAD
+    if fitted:
+        data["fit_scale"] = True  # the page fits the colours to the weights it computes
+    if page is not None:
+        sm = data["softmax"] = softmax_inputs(page, causal, is_scaled)
+        sm["key"] = stamp(data["rows"], titles, note, sm["head_dim"], fitted, *(s["f32"] for s in sm["scores"]),
+                          sm["allowed"]["causal"]["u8"], sm["allowed"]["full"]["u8"])  # all but the two switches
+    return data
+
+
+def fitted_scale(w: Any) -> dict:
+    """Weights of a long sentence: 0 to their 95th percentile (rounded up to 0.05), so rows of small weights show;
+    the first rows' large weights are drawn at full colour (the page fits its own weights the same way)."""
+    v = np.sort(np.asarray(w, dtype=float)[np.asarray(w) > 0])  # (blocked weights are exactly 0)
+    top = float(v[int(0.95 * (v.size - 1))]) if v.size else 1.0
+    top = min(1.0, max(0.05, np.ceil(top * 20 - 1e-9) / 20))  # (the page rounds the same way)
+    return weight_scale(0.0, top)
 
 
 def mask(allowed: Any) -> dict:

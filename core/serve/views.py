@@ -7,7 +7,7 @@ same example gets them back at once; every view is also remembered for its PNG e
 
 from __future__ import annotations
 
-from dataclasses import dataclass, fields
+from dataclasses import dataclass, fields, replace
 from functools import lru_cache
 from typing import Any
 
@@ -17,6 +17,7 @@ from ..config import whole_in
 from ..lab import steps
 from ..lab.causality import replacement_word
 from ..lab.masking import sqrt_d_experiment, three_ways
+from ..lab.page_softmax import page_softmax
 from ..lab.session import (
     TRACE_MAX_TOKENS,
     Lab,
@@ -84,10 +85,15 @@ def _attention_view(lab: Lab, req: Request) -> AttentionView:
     note = " ".join(n for n in notes if n)
     scaled = np.nan_to_num(tr.scaled[0].numpy(), nan=0.0, posinf=0.0, neginf=-np.inf)  # (H, [M,] T, T); -inf = blocked
     maps = {name: np.nan_to_num(m[0].numpy()) for name, m in tr.maps.items()}  # (H, T, T) each: a variant's maps
+    normalised = getattr(variant, "normalised", True)
+    page = None  # the raw scores for the page's own softmax, when the variant is exactly that (both masks)
+    if normalised and not maps and not bad:
+        page = page_softmax(run, lab.run(replace(req, causal=not req.causal)))
     heat = matrix.attention(run.tokens.tokens, weights, tr.mask[0].numpy(), scaled, n_kv_heads=tr.k.shape[1],
-                            normalised=getattr(variant, "normalised", True), note=note, maps=maps)
-    return AttentionView(heat, mask_view(run.allowed.numpy().tobytes(), len(run.tokens)),
-                         row_check(run).line, note, weights_payload(run))
+                            normalised=normalised, note=note, maps=maps, page=page, causal=req.causal,
+                            is_scaled=run.config.scaled, check=(check := row_check(run).line))
+    return AttentionView(heat, mask_view(run.allowed.numpy().tobytes(), len(run.tokens)), check, note,
+                         weights_payload(run))
 
 
 @lru_cache(maxsize=VIEW_CACHE)

@@ -59,6 +59,7 @@ class AppContext:
     shared: dict[str, Any] = field(default_factory=dict)  # components one tab offers the next (by name)
     tab: gr.Tab | None = None  # the gr.Tab being built: tabs fill themselves on .select (lazy start-up)
     warm: list[Callable[[], Any]] = field(default_factory=list)  # what to compute once the app serves, in order
+    shown: Any = None  # the trigger that fires when the page first shows the tab being built (load or select)
 
     def __post_init__(self) -> None:
         if self.lab is None:
@@ -89,12 +90,13 @@ def build_demo(registry: Registry | None = None) -> gr.Blocks:
                     # The page's language, written by the page when it first shows the tab (before the tab's
                     # own events: Gradio runs the events of one trigger one after the other).
                     lang = gr.Textbox("en", visible=False)
-                    (demo.load if i == 0 else ctx.tab.select)(None, None, lang, js=PAGE_LANG_JS)
+                    ctx.shown = demo.load if i == 0 else ctx.tab.select
+                    ctx.shown(None, None, lang, js=PAGE_LANG_JS)
                     tab.build(ctx)
                 tabs.append((ctx.tab, lang))
         for wire in ctx.shared.pop("after_tabs", []):  # events between tabs, once all are built (open in the lab)
             wire()
-        _first_values_translated(tabs)
+        _first_values_translated(tabs, ctx.shared.get("redrawn_in_chinese", ()))
         demo.lab_texts = localize(demo)
     gradio_seams.progress_on_one_output(demo, [tab for tab, _ in tabs])  # one per tab: a click paints sooner
     if isinstance(ctx.lab, AppLab):
@@ -107,15 +109,18 @@ def build_demo(registry: Registry | None = None) -> gr.Blocks:
     return demo
 
 
-def _first_values_translated(tabs: list[tuple[gr.Tab, gr.Textbox]]) -> None:
+def _first_values_translated(tabs: list[tuple[gr.Tab, gr.Textbox]], redrawn=()) -> None:
     """A page in another language gets a tab's first server texts in it when it first shows the tab; an English
-    page runs no event for them (every output an event ever had costs each later event of the page)."""
+    page runs no event for them (every output an event ever had costs each later event of the page). `redrawn`:
+    views a tab draws anew for such a page itself (a translated first value arriving late would overwrite them)."""
     for tab, blocks, values in first_values_by_tab([tab for tab, _ in tabs]):
         lang = dict(tabs)[tab]
-        first = dict(zip(blocks, values, strict=True))  # by block: a tab with one such output gets its value
+        first = {b: v for b, v in zip(blocks, values, strict=True) if b not in redrawn}  # by block
+        if not first:
+            continue
         lang.change(never_raises(lambda _, first=first: first if i18n.current() != "en" else
                                  {block: gr.skip() for block in first}),
-                    lang, blocks, queue=False, api_visibility="private", show_progress="hidden")
+                    lang, list(first), queue=False, api_visibility="private", show_progress="hidden")
 
 
 def launch_options(demo: gr.Blocks | None = None) -> dict[str, Any]:

@@ -24,19 +24,19 @@ from .inputs import options_json
 
 TITLE = "Attention"
 SENTENCE = "The cat sat on the mat because it was tired"  # the first view (and the /attention default)
+ZH_SENTENCE = EXAMPLES[0]  # what a page in Chinese opens on: the chapter's sentence (core.lab.pronoun's)
 D_MODELS = [4, 8, 16, 32, 64]
 TEXT = {
     "weights": "Weights",
     "weights_info": "random layers you can reshape, or the trained tiny model's real heads",
     "sentence": "Sentence",
-    "examples": "Examples",
     "variant": "Variant (from the plugin registry)",
     "about": "About this variant",
     "causal": "causal mask",
     "scaled": "divide scores by √d_head",
-    "n_heads": "heads (n_heads; must divide d_model)",
+    "n_heads": "heads (n_heads)",
     "d_model": "d_model",
-    "seed": "seed (weights and token vectors)",
+    "seed": "seed",
     "options": "options (JSON, as the API takes them)",
     "check": "Check (measured on these weights)",
     "notes": "Notes",
@@ -65,42 +65,49 @@ def build(ctx) -> None:
     first = views.attention(ctx.lab, SENTENCE)
     weights = gr.Radio([trained_panel.RANDOM, trained_panel.TRAINED], value=trained_panel.RANDOM,
                        label=TEXT["weights"], elem_id="weights", info=TEXT["weights_info"])
-    with gr.Row() as random_view:
-        with gr.Column(scale=1, min_width=300):
-            sentence = gr.Textbox(value=SENTENCE, label=TEXT["sentence"], lines=2, max_lines=4, elem_id="sentence")
-            gr.Markdown(TEXT["examples"], elem_classes=["al-examples-title"])
-            with gr.Row(elem_classes=["al-examples"]):
-                examples = [gr.Button(e, size="sm", variant="secondary", elem_id=f"example-{i}",
-                                      elem_classes=["al-example"]) for i, e in enumerate(EXAMPLES)]
+    with gr.Column() as random_view:
+        # Every control that changes the view in one block above it, so a toggle and the heatmaps' top rows
+        # share a 1024x768 screen; the long description is folded away below them.
+        with gr.Row(elem_id="attention-controls", elem_classes=["al-controls"]):
+            sentence = gr.Textbox(value=SENTENCE, label=TEXT["sentence"], lines=2, max_lines=4, elem_id="sentence",
+                                  scale=3, min_width=260)
             variant = gr.Dropdown([(v.title, v.name) for v in registry.variants.values()], value="multi-head",
-                                  label=TEXT["variant"], elem_id="variant",
-                                  allow_custom_value=True)  # the API names a bad one itself
-            about = gr.Textbox(value=_about(registry, "multi-head"), label=TEXT["about"], lines=3, interactive=False)
-            with gr.Row():
+                                  label=TEXT["variant"], elem_id="variant", scale=3, min_width=440,
+                                  allow_custom_value=True)  # the API names a bad one itself (440 px: no title cut)
+            with gr.Column(scale=1, min_width=210, elem_classes=["al-switches"]):
                 causal = gr.Checkbox(value=True, label=TEXT["causal"], elem_id="causal")
                 scaled = gr.Checkbox(value=True, label=TEXT["scaled"], elem_id="scaled")
-            n_heads = gr.Slider(1, 8, value=2, step=1, label=TEXT["n_heads"], elem_id="n_heads")
-            d_model = gr.Dropdown(D_MODELS, value=16, label=TEXT["d_model"], elem_id="d_model")
-            seed = gr.Number(value=0, precision=0, label=TEXT["seed"], elem_id="seed")
-            groups, controls = [], {}  # per variant: its Option controls, shown only when it is selected
+            n_heads = gr.Slider(1, 8, value=2, step=1, label=TEXT["n_heads"], elem_id="n_heads", scale=1,
+                                min_width=220)
+            d_model = gr.Dropdown(D_MODELS, value=16, label=TEXT["d_model"], elem_id="d_model", scale=1,
+                                  min_width=120)
+            seed = gr.Number(value=0, precision=0, label=TEXT["seed"], elem_id="seed", scale=1, min_width=120)
+            groups, controls = [], {}  # per variant with options: its controls, shown only when it is selected
             for v in registry.variants.values():
-                with gr.Group(visible=True if v.name == "multi-head" else "hidden") as group:  # kept mounted
-                    controls[v.name] = [option_control(o, f"opt-{v.name}-{o.name}") for o in v.options]
-                groups.append(group)
-        with gr.Column(scale=3):
-            problem = problem_box("attention-problem")
-            heatmaps = view(first.heatmaps, elem_id="attention-heatmaps")  # notes are written in the view
-            with gr.Row():
-                mask = view(first.mask, elem_id="attention-mask", scale=1, min_width=260)
-                with gr.Column(scale=2):
-                    check = gr.Textbox(first.check, label=TEXT["check"], interactive=False, elem_id="check")
-                    export_button(heatmaps, "attention")
-            with api_accordion("attention-api") as api_panel:
-                options = gr.Textbox(value="{}", label=TEXT["options"], elem_id="options")
-                note = gr.Textbox(first.note, label=TEXT["notes"], interactive=False, elem_id="note")
-                payload = gr.JSON(None, label=TEXT["payload"], open=False, elem_id="payload")  # filled when shown
-                api_call = gr.Button(visible=False)  # the public /attention endpoint's own (queued) trigger
-                api_shown = gr.Textbox("closed", visible=False)  # "open <time>" while the panel is open
+                if v.options:
+                    with gr.Group(visible=True if v.name == "multi-head" else "hidden") as group:  # kept mounted
+                        controls[v.name] = [option_control(o, f"opt-{v.name}-{o.name}") for o in v.options]
+                    groups.append(group)
+        with gr.Row(elem_classes=["al-examples"]):  # (no title: the buttons say what they are, and save a line)
+            examples = [gr.Button(e, size="sm", variant="secondary", elem_id=f"example-{i}",
+                                  elem_classes=["al-example"]) for i, e in enumerate(EXAMPLES)]
+        problem = problem_box("attention-problem")
+        heatmaps = view(first.heatmaps, elem_id="attention-heatmaps")  # notes and the check line are drawn in it
+        with gr.Row():
+            mask = view(first.mask, elem_id="attention-mask", scale=1, min_width=260)
+            with gr.Column(scale=2):
+                # the API's check line (the page writes its own under the heads, from the weights it drew)
+                check = gr.Textbox(first.check, label=TEXT["check"], interactive=False, elem_id="check",
+                                   visible=False)
+                export_button(heatmaps, "attention")
+        with gr.Accordion(TEXT["about"], open=False, elem_id="attention-about"):  # long: under the view
+            about = gr.Textbox(value=_about(registry, "multi-head"), show_label=False, lines=3, interactive=False)
+        with api_accordion("attention-api") as api_panel:
+            options = gr.Textbox(value="{}", label=TEXT["options"], elem_id="options")
+            note = gr.Textbox(first.note, label=TEXT["notes"], interactive=False, elem_id="note")
+            payload = gr.JSON(None, label=TEXT["payload"], open=False, elem_id="payload")  # filled when shown
+            api_call = gr.Button(visible=False)  # the public /attention endpoint's own (queued) trigger
+            api_shown = gr.Textbox("closed", visible=False)  # "open <time>" while the panel is open
 
     trained = trained_panel.build(ctx)
     weights.change(  # switched by the page itself: a container among an event's outputs costs every later event
@@ -110,14 +117,14 @@ def build(ctx) -> None:
     ).then(trained.fill, [weights, trained.sentence], trained.filled, api_visibility="private",
            concurrency_id=CPU_GROUP, concurrency_limit=CPU_LIMIT, show_progress="minimal")
 
-    names = list(registry.variants)
+    names = list(controls)  # the variants with an option group, in the groups' order
     flat_controls = [c for ctrls in controls.values() for c in ctrls]
     inputs = [sentence, variant, causal, scaled, n_heads, d_model, seed, options]
     api_outputs = [heatmaps, mask, check, note, payload]  # the public /attention endpoint's, as documented
-    outputs = [heatmaps, mask, check]  # the page's: the API panel's note and JSON only while it is open
+    outputs = [heatmaps, mask]  # the page's: the API panel's note and JSON only while it is open
 
     def shown(v: views.AttentionView) -> tuple:
-        return v.heatmaps, v.mask, v.check
+        return v.heatmaps, v.mask
 
     @user_errors
     def attention(sentence, variant="multi-head", causal=True, scaled=True, n_heads=2, d_model=16, seed=0,
@@ -170,6 +177,13 @@ def build(ctx) -> None:
         event.then(None, api_shown, api_shown, js="(s) => s.startsWith('open') ? 'open ' + Date.now() : undefined")
     api_shown.change(user_errors(api_panel_filled, unqueued=2), [api_shown, *inputs], [note, payload, problem], **fast)
     variant.change(None, variant, [n_heads, scaled, about, *groups], js=_switch_js(registry, names))
+    # A page in Chinese opens on the chapter's Chinese sentence (the first view is drawn for the English one)
+    ctx.shared["redrawn_in_chinese"] = {heatmaps, mask}  # (drawn for that sentence, not translated)
+    if ctx.shown is not None:
+        ctx.shown(None, sentence, sentence, js=ZH_SENTENCE_JS.replace("EN", json.dumps(SENTENCE))
+                  .replace("ZH", json.dumps(ZH_SENTENCE, ensure_ascii=False)), queue=False)
+    # after the trained model's panel, the random one shows its variant's own controls again (not every group)
+    weights.change(None, variant, [n_heads, scaled, about, *groups], js=_switch_js(registry, names))
     for button, example in zip(examples, EXAMPLES, strict=True):  # set in the page: one round trip, not two
         button.click(None, None, sentence, js=f"() => {json.dumps(example)}", queue=False)
     ctx.shared["attention_inputs"] = inputs
@@ -187,6 +201,13 @@ def _switch_js(registry, names: list[str]) -> str:
     return (SWITCH_JS.replace("TABLE", json.dumps(table, ensure_ascii=False))
             .replace("NAMES", json.dumps(names)))
 
+
+ZH_SENTENCE_JS = """(s) => {
+  const zh = (document.documentElement.lang || navigator.language || "").toLowerCase().startsWith("zh");
+  if (!zh || s !== EN || window.AttnLabZhSentence) return s;
+  window.AttnLabZhSentence = true;  // once: a sentence a student typed is never replaced
+  return ZH;
+}"""
 
 SWITCH_JS = """async (name) => {
   await new Promise((done) => requestAnimationFrame(() => setTimeout(done)));  // the new view paints first

@@ -97,7 +97,7 @@ def field_names(block_fn: Any) -> list[str]:
 
 def _label(block: Any) -> str:
     """A control's label up to its first explanation: "heads (n_heads; must divide d_model)" -> "heads"."""
-    label = getattr(block, "label", None)
+    label = i18n.english(getattr(block, "label", None))  # a localized label's English ("window", not an elem_id)
     if not isinstance(label, str):
         return getattr(block, "elem_id", None) or ""
     return label.split(" (")[0].split(":")[0].strip()

@@ -10,7 +10,8 @@ from . import i18n
 
 # What a person reads in a drawn view's dict; tokens, numbers and ids are never translated.
 _VIEW_SKIP = {"rows", "cols", "tokens", "stamp", "kind", "values", "blocked", "extra", "scale", "stops", "f32", "u8",
-              "shape", "x", "y", "selected", "head_colors", "color", "dash", "swatch", "labels_rows"}
+              "shape", "x", "y", "selected", "head_colors", "color", "dash", "swatch", "labels_rows",
+              "softmax"}  # (the raw scores, masks and control selectors of a view the page redraws itself)
 _UPDATE_TEXT = ("value", "label", "info", "placeholder")
 # Keys that hold data in one place and words in another: a chart's "x" is its numbers, a heatmap's labels["x"]
 # is an axis title, a chart panel's "x" an axis {"label": ...}, labels["blocked"] a legend's words.

@@ -92,6 +92,7 @@
   const unpackedHeads = new WeakMap();
   A.unpackHeads = function (heads) {
     return (heads || []).map((h) => {
+      if (h.unpacked) return h; // computed by the page (softmax.js): rows already
       let rows = unpackedHeads.get(h);
       if (!rows) {
         rows = { values: A.unpack(h.values), blocked: A.unpack(h.blocked), extra: A.unpack(h.extra) };
@@ -168,14 +169,23 @@
   };
 
   // The views Python can send: data.kind picks one; each draws into `root` at the width it has.
-  A.draw = function (root, data, ctx) {
+  // A view that computes its own weights (data.softmax) names what it drew in ctx.painted; the server's
+  // answer for the same settings then changes nothing (skipSame), so a toggle paints once.
+  A.draw = function (root, data, ctx, skipSame) {
     const view = data && A.views[data.kind];
     if (!view) {
       root.replaceChildren();
+      ctx.painted = null;
+      return;
+    }
+    const key = A.paintKey ? A.paintKey(data) : null;
+    if (skipSame && key && key === ctx.painted) {
+      root.dataset.stamp = key;
       return;
     }
     view(root, data, ctx);
-    root.dataset.stamp = data.stamp || "";
+    ctx.painted = key;
+    root.dataset.stamp = key || data.stamp || "";
   };
 
   // Called by each gr.HTML's js_on_load: draw now, again when Python sends a new value or the width changes.
@@ -185,7 +195,9 @@
       root = A.el("div", "al-root");
       element.appendChild(root);
     }
-    const ctx = { trigger: trigger, state: {} };
+    const ctx = { trigger: trigger, state: {}, props: props };
+    ctx.repaint = () => { if (root.clientWidth) A.draw(root, props.value, ctx); };
+    if (A.follow) A.follow(ctx);
     let width = -1, pending = false;
     const redraw = (force) => {
       const w = root.clientWidth;
@@ -204,7 +216,7 @@
     watch("value", () => {
       ctx.state = ctx.state || {};
       width = root.clientWidth;
-      if (width) A.draw(root, props.value, ctx);
+      if (width) A.draw(root, props.value, ctx, true);
       else width = -1;
     });
     new ResizeObserver(later).observe(root);

@@ -51,6 +51,18 @@
       const cell = Math.max(minCell, Math.min(maxCell, cellW, Math.max(cellH, tall)));
       if (!best || cell > best.cell) best = { columns: c, cell: cell };
     }
+    // A head never smaller than opts.minHead px (a projector's back row): fewer heads side by side, rows wrap.
+    const target = Math.min(opts.minHead || 0, W - labelW - 2);
+    if (best.cell * nCols < target) { // ... and no taller than the window (less its title and labels) beyond that
+      const need = Math.ceil(target / nCols), tallest = Math.max(target, window.innerHeight - 160);
+      for (let c = H; c >= 1; c--) {
+        const wide = Math.floor((W - labelW - (c - 1) * GAP - 2) / (c * nCols));
+        if (wide >= need || c === 1) {
+          const cell = Math.min(wide, Math.max(need, Math.min(maxCell, Math.floor(tallest / nRows))));
+          return { columns: c, cell: Math.max(minCell, cell) };
+        }
+      }
+    }
     return best;
   };
 
@@ -118,13 +130,14 @@
       ctx.stroke();
     }
     if (showValues) {
-      let px = Math.max(10, Math.min(22, Math.floor(cell * 0.34)));
+      let px = Math.max(13, Math.min(22, Math.floor(cell * 0.36))); // 13 px at least: read from the back
       const fam = getComputedStyle(canvas).fontFamily || "sans-serif";
       let lead = true;
       const widest = A.num(s.min < 0 ? -9.99 : 0.99, data.digits);
       if (textWidth(widest, `${px}px ${fam}`) > cell - 4) lead = false;
       if (!lead && textWidth(widest.replace("0.", "."), `${px}px ${fam}`) > cell - 4) return;
       ctx.font = `${px}px ${fam}`;
+      canvas.dataset.valuePx = String(px); // (what a test reads: the numbers' size is not in the DOM)
       ctx.textAlign = "center";
       ctx.textBaseline = "middle";
       for (let i = 0; i < nR; i++) {
@@ -145,6 +158,10 @@
     const every = Math.max(1, Math.ceil((px * LABEL_PITCH) / cell));
     texts.forEach((t, i) => {
       const span = A.el("span", "al-label", t);
+      const pos = String(i) + " ";
+      if (t.startsWith(pos) && t.length > pos.length) { // position and token told apart: "1" at 0 is not "0 1"
+        span.replaceChildren(A.el("span", "al-pos", String(i)), document.createTextNode(" " + t.slice(pos.length)));
+      }
       span.dataset.index = i;
       span.title = full[i]; // the whole token, as text
       span.style.fontSize = px + "px";
@@ -187,8 +204,24 @@
   A.views.heatmaps = function (root, data, ctx) {
     const state = ctx.state;
     const rows = data.rows || [], cols = data.cols || rows, colsAreTokens = !data.cols || data.col_tokens;
-    const heads = A.unpackHeads(data.heads);
+    let heads = A.unpackHeads(data.heads);
     const labels = data.labels || {};
+    if (data.softmax) { // the page's own weights for the checkboxes as they are now (softmax.js)
+      const t = A.toggles(data.softmax);
+      heads = A.softmaxHeads(data, t.causal, t.scaled);
+    }
+    let legendItems = labels.legend;
+    if (data.fit_scale && A.fittedScale) { // a long sentence: colours fitted to the weights drawn, and said so
+      const scale = A.fittedScale(data.scale, heads);
+      data = Object.assign({}, data, { scale: scale });
+      legendItems = (legendItems || []).map((it) => (it.swatch === "scale" && labels.scale_fitted
+        ? Object.assign({}, it, { text: A.fill(labels.scale_fitted, { max: A.num(scale.max, 2) }) }) : it));
+    }
+    if (data.softmax) { // the "blocked" swatch only while the page's mask blocks something
+      const anyBlocked = heads.some((h) => h.blocked);
+      legendItems = (legendItems || []).filter((it) => it.swatch !== "blocked" || anyBlocked);
+    }
+    if (data.softmax || data.fit_scale) data = Object.assign({}, data, { heads: heads });
     const tip = A.tooltip(root);
     const fam = getComputedStyle(root).fontFamily || "sans-serif";
     const px = data.font_px || 15;
@@ -198,8 +231,10 @@
     const yTitle = 26;
     const W = root.clientWidth;
     const xLabelH = (cell) => (cell >= xl.width ? px * 1.6 : xl.width + 12) + 28;
-    const lay = A.gridLayout(W, heads.length, rows.length, cols.length, yl.width + yTitle, xLabelH, {
+    // the y column: labels, title (and its CJK margin, 8 px) and the gap to the first head
+    const lay = A.gridLayout(W, heads.length, rows.length, cols.length, yl.width + yTitle + 8 + GAP, xLabelH, {
       maxColumns: data.max_columns, minColumns: data.min_columns, budget: data.height_budget, maxCell: data.max_cell,
+      minHead: data.min_head,
     });
     const cell = lay.cell, vertical = cell < xl.width;
     const cmap = A.colormap(data.scale.stops);
@@ -208,8 +243,7 @@
     const frag = document.createDocumentFragment();
     if (labels.title) frag.appendChild(A.el("div", "al-view-title", labels.title));
     if (labels.warning) frag.appendChild(A.el("div", "al-warning", labels.warning));
-    frag.appendChild(A.legend(labels.legend, data.scale));
-    if (labels.note) frag.appendChild(A.el("div", "al-note", labels.note));
+    frag.appendChild(A.legend(legendItems, data.scale));
     const grid = A.el("div", "al-grid");
     for (let r = 0; r * lay.columns < heads.length; r++) {
       const line = A.el("div", "al-grid-row");
@@ -271,6 +305,13 @@
       grid.appendChild(line);
     }
     frag.appendChild(grid);
+    if (labels.note) frag.appendChild(A.el("div", "al-note", labels.note)); // under the heads: they come first
+    if (data.check && A.checkLine) { // measured on the weights drawn: it follows the page's own softmax
+      const check = A.el("div", "al-check");
+      check.append(A.el("span", "al-check-title", labels.check_title), A.el("span", "al-check-text",
+        data.softmax ? A.checkLine(heads, labels) : labels.check_text || A.checkLine(heads, labels)));
+      frag.appendChild(check);
+    }
     grid.addEventListener("click", (ev) => {
       const label = ev.target.closest(".al-label");
       if (!label || (!colsAreTokens && label.closest(".al-x"))) return;

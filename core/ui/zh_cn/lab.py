@@ -88,16 +88,30 @@ EXACT: dict[str, str] = {
     "Stopped: not cached.": "已停止：不写入缓存。",
     # ---- Plugins tab statuses
     "ok": "正常",
+    "0 of 1 in every row": "每行 1 中占 0",
+    # the check line as the page writes it from its own weights (core.render.matrix.CHECK_LABELS)
+    "{rows}; weight above the diagonal: {future}": "{rows}；对角线以上的权重：{future}",
+    "{rows}; weight above the diagonal: {future}; weight on blocked keys: {blocked}":
+        "{rows}；对角线以上的权重：{future}；被挡住的键上的权重：{blocked}",
+    "rows are off 1 by up to {error}": "各行之和与 1 最多相差 {error}",
+    "{value} of 1 per row on average (the future leaks in)": "平均每行 1 中占 {value}（未来泄漏进来了）",
+    "{value} of 1 per row on average": "平均每行 1 中占 {value}",
+    "Check (measured on the weights drawn)": "检查（在所画的权重上测得）",
+    "weight (each row sums to 1); colours fitted to this sentence: 0 to {max}, larger at full colour":
+        "权重（每行之和为 1）；颜色按这个句子拟合：0 到 {max}，更大的以最深颜色显示",
     "(none)": "（无）",
 }
 
 TEMPLATES: list[tuple[str, str]] = [
+    ("weight (each row sums to 1); colours fitted to this sentence: 0 to {max}, larger at full colour",
+     "权重（每行之和为 1）；颜色按这个句子拟合：0 到 {max}，更大的以最深颜色显示"),
     # ---- check and notes
     ("{rows}; weight above the diagonal: {future}; weight on blocked keys: {blocked}",
      "{rows}；对角线以上的权重：{future}；被挡住的键上的权重：{blocked}"),
     ("{rows}; weight above the diagonal: {future}", "{rows}；对角线以上的权重：{future}"),
     ("rows are off 1 by up to {error}", "各行之和与 1 最多相差 {error}"),
-    ("{value} (the future leaks in)", "{value}（未来泄漏进来了）"),
+    ("{value} of 1 per row on average (the future leaks in)", "平均每行 1 中占 {value}（未来泄漏进来了）"),
+    ("{value} of 1 per row on average", "平均每行 1 中占 {value}"),
     ("The sentence was cut: the lab reads its first {limit} tokens (at most {chars} characters).",
      "句子被截断了：实验室只读取前 {limit} 个词元（最多 {chars} 个字符）。"),
     ("{title} has one head as wide as d_model; n_heads is not used.", "{title} 只有一个与 d_model 同宽的头；不使用 n_heads。"),

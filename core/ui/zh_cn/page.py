@@ -41,6 +41,7 @@ EXACT: dict[str, str] = {
     "About this variant": "关于这个变体",
     "divide scores by √d_head": "分数除以 √d_head",
     "heads (n_heads; must divide d_model)": "头数（n_heads；必须整除 d_model）",
+    "heads (n_heads)": "头数（n_heads）",
     "seed (weights and token vectors)": "随机种子（权重和词元向量）",
     "options (JSON, as the API takes them)": "选项（JSON，与 API 的写法相同）",
     "Check (measured on these weights)": "检查（在这组权重上实测）",
