@@ -16,8 +16,8 @@ from torch import Tensor
 from ..config import ConfigError
 from ..model import GPT
 from .ablate import edited_run, run_layers
-from .steps import LATEX, STAGE_NAMES, Stage, _dims_header, _tokens_header
 from .session import rounded
+from .steps import LATEX, STAGE_NAMES, Stage, _dims_header, _tokens_header
 
 FIELDS = ("q", "k", "v", "scores", "scaled", "masked", "weights", "context")
 FORMULAS = {
