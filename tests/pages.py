@@ -52,11 +52,13 @@ def cell_centre(page, head: int, i: int, j: int, view="#attention-heatmaps") -> 
     return box["x"] + (j + 0.5) * cell, box["y"] + (i + 0.5) * cell
 
 
-def problem(page, words: str) -> str:
-    """The sentence an unqueued event pins when it cannot draw a setting (a toast-like box, plain text)."""
-    page.wait_for_function("words => { const t = document.querySelector('#attention-problem textarea'); "
-                           "return t && t.offsetParent && t.value.includes(words); }", arg=words)
-    return page.locator("#attention-problem textarea").input_value()
+def problem(page, words: str, box: str = "attention-problem") -> str:
+    """The sentence an unqueued event pins when it cannot draw a setting (a toast-like box, plain text); `words`
+    is a piece of it, or a list of pieces of which one must be there."""
+    pieces = [words] if isinstance(words, str) else list(words)
+    page.wait_for_function("([box, pieces]) => { const t = document.querySelector('#' + box + ' textarea'); "
+                           "return t && t.offsetParent && pieces.some((w) => t.value.includes(w)); }", arg=[box, pieces])
+    return page.locator(f"#{box} textarea").input_value()
 
 
 def open_tab(page, name: str) -> None:

@@ -61,7 +61,7 @@ def test_variant_controls_come_from_the_registry(page):
     page.get_by_role("option", name="Sliding window (local) attention").click()
     page.wait_for_function(
         "() => document.querySelector('#options textarea').value === '{\"window\": 4, \"stride\": 0}'")
-    assert page.locator("#opt-sliding-window-window").is_visible()
+    page.locator("#opt-sliding-window-window").wait_for(state="visible")  # switched by the page, a frame later
     redrawn(page, before)
     page.locator("#variant input").click()
     page.get_by_role("option", name="Single head (CausalAttention)").click()
@@ -125,7 +125,8 @@ def test_causality_position_ranges_over_the_sentence_and_refuses_what_it_cannot_
     box = page.locator("#causality-position input[type=number]")
     box.fill("40")
     box.press("Enter")
-    page.get_by_text(re.compile(r"greater than|outside the sentence|out of range")).first.wait_for()  # a sentence, not "Error"
+    said = problem(page, ["greater than", "outside the sentence", "out of range"], box="causality-problem")
+    assert "Error" not in said  # a sentence, not "Error"
 
 
 def test_a_view_exports_as_a_png(page):

@@ -70,12 +70,13 @@ def at_step(page, name: str, k: int) -> None:
 
 def shows(page, lab, step) -> None:
     """The view drawn is the step's preset one (its stamp), its row lit; everything fits 1024×768."""
+    from core.render import matrix
     from core.serve import lessons
 
     shown = lessons.show(lab, step.view, lessons.state(step))
     if shown.view is not None:
         page.wait_for_function("s => { const r = document.querySelector('#lesson-view .al-root'); "
-                               "return r && r.dataset.stamp === s; }", arg=shown.view["stamp"])
+                               "return r && r.dataset.stamp === s; }", arg=matrix.drawn_stamp(shown.view))
     if shown.view is not None and "highlight" in shown.view:
         lit = page.locator("#lesson-view .al-y .al-label.al-on").first.inner_text()
         assert lit.split(" ")[0] == str(shown.view["highlight"]), (step.title, lit)
@@ -128,7 +129,7 @@ def test_a_deep_link_opens_exactly_its_step(page, lab, shelf, app_url):
     shows(page, lab, step)
     assert page.locator("#lesson-text h2").inner_text().strip() == step.title
     page.locator("#lesson-status-box").get_by_role("button").first.click()  # what loaded, and what did not
-    page.wait_for_function("() => /chapter \\(en, zh-CN\\)/.test(document.querySelector('#lesson-status').innerText)")
+    page.wait_for_function("() => /chapter \\(en, zh-CN\\)/.test((document.querySelector('#lesson-status') || {}).innerText || '')")
 
 
 def test_open_in_the_lab_continues_in_the_attention_tab_with_the_steps_sentence(page, app_url):

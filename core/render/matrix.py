@@ -263,6 +263,14 @@ def attention(tokens: Sequence[str], weights: Any, allowed: Any, scaled: Any | N
     return data
 
 
+def drawn_stamp(data: dict) -> str:
+    """What the page marks a drawn view with (tests and benches wait for it): a softmax view's key and switches."""
+    sm = data.get("softmax")
+    if not sm or not sm.get("key"):
+        return data.get("stamp", "")
+    return f"{sm['key']}:{int(sm['causal'])}{int(sm['scaled'])}"  # (core.js A.paintKey, the page's checkboxes absent)
+
+
 def fitted_scale(w: Any) -> dict:
     """Weights of a long sentence: 0 to their 95th percentile (rounded up to 0.05), so rows of small weights show;
     the first rows' large weights are drawn at full colour (the page fits its own weights the same way)."""

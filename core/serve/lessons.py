@@ -98,7 +98,10 @@ def _fit(data: dict[str, Any], panel: int | None = None, **extra: Any) -> dict[s
         panels = data["panels"] if panel is None else data["panels"][min(panel, len(data["panels"]) - 1):][:1]
         return {**data, "panels": panels, "height": HEIGHT, "columns": 1, **extra}
     heads = len(data.get("heads", ()))
+    if data.get("softmax"):  # the step's settings, as the server computed them: never the Attention tab's switches
+        data = {**data, "softmax": {**data["softmax"], "controls": {}}}
     return {**data, "height_budget": HEIGHT, "font_px": FONT_PX, "headview": None, "min_columns": min(heads, 4) or 1,
+            "min_head": 0, "check": False,  # (heads side by side on one screen; the step's own check says it)
             "labels": {**data.get("labels", {}), "note": ""}, **extra}  # (the tab's "click a token" hint: not here)
 
 
