@@ -27,6 +27,7 @@ from .trained import trained
 
 ENV = "ATTENTION_LAB_LESSONS"  # a teacher's folder of lesson files (several: separated by os.pathsep)
 HEIGHT = 300  # px a step's drawn view may take: text, view and controls fit 1024×768 without scrolling
+RESERVE = 768 - HEIGHT  # px of the window the rest of a step's screen takes: a taller window, a taller view
 FONT_PX = 17  # the views' token labels, read from the back of a room
 DEFAULTS: dict[str, Any] = {
     "sentence": "The cat sat on the mat because it was tired", "variant": "multi-head", "causal": True,
@@ -96,12 +97,13 @@ def _fit(data: dict[str, Any], panel: int | None = None, **extra: Any) -> dict[s
     chart, the one panel that proves the step's claim."""
     if data.get("kind") == "chart":
         panels = data["panels"] if panel is None else data["panels"][min(panel, len(data["panels"]) - 1):][:1]
-        return {**data, "panels": panels, "height": HEIGHT, "columns": 1, **extra}
+        return {**data, "panels": panels, "height": HEIGHT, "window_reserve": RESERVE, "columns": 1, **extra}
     heads = len(data.get("heads", ()))
     if data.get("softmax"):  # the step's settings, as the server computed them: never the Attention tab's switches
         data = {**data, "softmax": {**data["softmax"], "controls": {}}}
-    return {**data, "height_budget": HEIGHT, "font_px": FONT_PX, "headview": None, "min_columns": min(heads, 4) or 1,
-            "min_head": 0, "check": False,  # (heads side by side on one screen; the step's own check says it)
+    return {**data, "height_budget": HEIGHT, "window_reserve": RESERVE, "font_px": FONT_PX, "headview": None,
+            "min_columns": min(heads, 4) or 1, "min_head": 0,
+            "check": False,  # (heads side by side on one screen; the step's own check says it)
             "labels": {**data.get("labels", {}), "note": ""}, **extra}  # (the tab's "click a token" hint: not here)
 
 

@@ -204,7 +204,7 @@
     const W = root.clientWidth;
     const cols = Math.max(1, Math.min(data.columns || 1, W < 700 ? 1 : 4));
     const pw = Math.floor((W - (cols - 1) * 16) / cols);
-    const ph = Math.max(300, Math.min(data.height || 440, Math.round(pw * 0.62)));
+    const ph = Math.max(300, Math.min(A.fitHeight(data.height || 440, data), Math.round(pw * 0.62)));
     const colours = data.colors || A.palette;
     const labels = data.labels || {};
     const keep = root.querySelector(":scope > .al-tip");

@@ -168,6 +168,12 @@
     return row;
   };
 
+  // A lesson's view takes the window's height less what the rest of its screen needs (data.window_reserve px),
+  // never less than the height it was sent with: the same step fills a 1080 p projector and fits 768 p.
+  A.fitHeight = function (sent, data) {
+    return data.window_reserve ? Math.max(sent || 0, window.innerHeight - data.window_reserve) : sent;
+  };
+
   // The views Python can send: data.kind picks one; each draws into `root` at the width it has.
   // A view that computes its own weights (data.softmax) names what it drew in ctx.painted; the server's
   // answer for the same settings then changes nothing (skipSame), so a toggle paints once.

@@ -233,7 +233,7 @@
     const xLabelH = (cell) => (cell >= xl.width ? px * 1.6 : xl.width + 12) + 28;
     // the y column: labels, title (and its CJK margin, 8 px) and the gap to the first head
     const lay = A.gridLayout(W, heads.length, rows.length, cols.length, yl.width + yTitle + 8 + GAP, xLabelH, {
-      maxColumns: data.max_columns, minColumns: data.min_columns, budget: data.height_budget, maxCell: data.max_cell,
+      maxColumns: data.max_columns, minColumns: data.min_columns, budget: A.fitHeight(data.height_budget, data), maxCell: data.max_cell,
       minHead: data.min_head,
     });
     const cell = lay.cell, vertical = cell < xl.width;
