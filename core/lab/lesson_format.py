@@ -32,6 +32,7 @@ CARDS = ("softmax-dim", "zero-fill", "mask-dtype", "mask-device", "padding-nan")
 MISTAKES = ("none", "no-transpose", "swap-query-key")  # = core.transfer.MISTAKES
 MODES = ("zero", "uniform")  # = core.lab.ablate.MODES
 D_MODELS = (4, 8, 16, 32, 64)
+DROPOUT = (0.1, 0.2, 0.3, 0.5)  # a lesson's dropout rates (0.5: the classic chapter's example)
 MAX_TEXT = 4096
 NAME = re.compile(r"[a-z0-9][a-z0-9-]{0,39}\Z")
 
@@ -66,6 +67,7 @@ KEYS: dict[str, Key] = {
     "mistake": Key("choice", "a mistake made while copying the weights", choices=MISTAKES),
     "card": Key("choice", "which spot-the-bug card", choices=CARDS),
     "mode": Key("choice", "how a head is taken out", choices=MODES),
+    "dropout": Key("choice", "the dropout rate p on the weights, in training mode", choices=DROPOUT),
     "panel": Key("int", "which panel of a chart is shown (0 = the first)", 0, 2),
     "controls": Key("list", "the controls the step offers (at most three), from the view's controls"),
 }
@@ -104,6 +106,8 @@ VIEWS: dict[str, View] = {
     "failure": View("a spot-the-bug card: the wrong line's weights beside the fix's", ("card",)),
     "interventions": View("each trained head's weight on its pattern (panel 0), what removing it costs on held-out "
                           "text (1) and on the word after 它 可能 (2)", ("sentence", "mode", "panel"), ("mode",)),
+    "dropout": View("one head's weights before and after dropout in training mode: links zeroed, the rest scaled "
+                    "by 1/(1-p)", (*RANDOM, "head", "dropout")),
     "cost": View("the square that grows: time (panel 0) and memory (1) against the length T (measured)", ("panel",)),
 }
 CONTROL_MAX = 3

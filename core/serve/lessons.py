@@ -32,7 +32,7 @@ FONT_PX = 17  # the views' token labels, read from the back of a room
 DEFAULTS: dict[str, Any] = {
     "sentence": "The cat sat on the mat because it was tired", "variant": "multi-head", "causal": True,
     "scaled": True, "heads": 2, "d_model": 16, "seed": 0, "options": {}, "head": 0, "layer": 0,
-    "stage": "weights", "position": 3, "replacement": "dog", "mistake": "none", "card": "softmax-dim",
+    "stage": "weights", "dropout": 0.5, "position": 3, "replacement": "dog", "mistake": "none", "card": "softmax-dim",
     "mode": "zero",
 }
 TRAINED_SENTENCE = CHAPTER_SENTENCE
@@ -40,7 +40,7 @@ LAB_TABS = {  # the lab tab a step continues in (core.ui module names)
     "heatmaps": "attention_tab", "mask": "attention_tab", "trained": "attention_tab", "stage": "step_tab",
     "causality": "causality_tab", "dependency": "causality_tab", "three-ways": "masking_tab",
     "sqrt-d": "masking_tab", "transfer": "transfer_tab", "failure": "chapter_tab", "interventions": "chapter_tab",
-    "cost": "cost_tab",
+    "cost": "cost_tab", "dropout": "attention_tab",
 }
 MESSAGES = {
     "weight": "{query} → {key}: {weight:.2f}",
@@ -50,6 +50,10 @@ MESSAGES = {
     "transfer_v2": "SelfAttention_v2's output",
     "transfer_v1": "SelfAttention_v1's output, after the copy",
     "missing": "no lesson called {name!r}; the lessons are {names}",
+    "dropout_before": "evaluation",  # (short: a head's title is as wide as its 6-token grid)
+    "dropout_after": "training",
+    "dropout": "p = {p}: {zeroed} of {links} links dropped, the others ×{scale:.2g}; the rows now sum to {lo:.2f} … "
+               "{hi:.2f}, not 1 (at evaluation dropout is off and every row sums to 1)",
 }
 COST_ROWS = ("trace", "multi-head", "sliding-window", "dense-mask-sdpa")  # naive, fused, band (the Cost tab's table)
 JOURNEY = ("Your", "journey", "starts", "with", "one", "step")  # the six inputs of the transfer (core.lab.transfer_report)
@@ -164,6 +168,8 @@ def _show(lab: Any, view: str, frozen: str) -> Shown:
         return Shown(_fit(v.chart, panel=st.get("panel", 0)), v.headline, _lab(st))
     if view == "cost":
         return _cost(st)
+    if view == "dropout":
+        return _dropout(lab, st, args)
     raise ConfigError(f"view {view!r} is not known; the views are {', '.join(lesson_format.VIEWS)}")
 
 
@@ -183,6 +189,24 @@ def _trained(st: dict[str, Any]) -> Shown:
     check = MESSAGES["weight"].format(query=tokens[row], key=tokens[key], weight=weights[row, key])
     return Shown(_fit(data, highlight=row, height_budget=HEIGHT + 50), check,  # one head: every label legible
                  {**_lab({**DEFAULTS, **st}), "weights": "trained"})
+
+
+def _dropout(lab: Any, st: dict[str, Any], args: tuple) -> Shown:
+    """One head's weights beside the same weights after training-mode dropout (core.lab.dropout), on one scale."""
+    from ..lab.dropout import dropped
+
+    v = views.attention(lab, *args)
+    h = min(st["head"], len(v.payload["weights"]) - 1)
+    w = np.asarray(v.payload["weights"][h], dtype=float)  # (T, T)
+    p = st.get("dropout", 0.5)
+    d = dropped(w, p, st["seed"])
+    blocked = w == 0  # (T, T) the mask's cells (softmax of -inf); a dropped link keeps its colour 0, unhatched
+    titles = [MESSAGES["dropout_before"], MESSAGES["dropout_after"]]  # (p: in the check)
+    data = matrix.heatmaps(v.heatmaps["rows"], [w, d.weights], titles, scale=matrix.weight_scale(0.0, 1 / (1 - p)),
+                           blocked=blocked, max_columns=2)
+    check = MESSAGES["dropout"].format(p=p, zeroed=d.zeroed, links=d.links, scale=1 / (1 - p),
+                                       lo=float(d.row_sums.min()), hi=float(d.row_sums.max()))
+    return Shown(_fit(data), check, _lab(st))
 
 
 def _transfer(st: dict[str, Any]) -> Shown:

@@ -16,10 +16,15 @@ EXACT: dict[str, str] = {
     "zero its output": "输出置零",
     "uniform weights": "均匀权重",
     "SelfAttention_v2's output": "SelfAttention_v2 的输出",
+    "evaluation": "评估时",
+    "training": "训练时",
     "SelfAttention_v1's output, after the copy": "复制之后 SelfAttention_v1 的输出",
 }
 
 TEMPLATES: list[tuple[str, str]] = [
+    ("p = {p}: {zeroed} of {links} links dropped, the others ×{scale}; the rows now sum to {lo} … {hi}, not 1 "
+     "(at evaluation dropout is off and every row sums to 1)",
+     "p = {p}：{links} 条连接中丢掉了 {zeroed} 条，其余乘以 {scale}；现在每行之和为 {lo} … {hi}，不是 1（评估时 dropout 关闭，每行之和都是 1）"),
     ("row={row} is past the sentence's last token; choose 0 to {last}", "row={row} 超出了句子的最后一个词元；请选择 0 到 {last}"),
     ("key={row} is past the sentence's last token; choose 0 to {last}", "key={row} 超出了句子的最后一个词元；请选择 0 到 {last}"),
     ("Measured offline at T = {T}: one call of the naive path grew memory by {naive} MiB, the fused kernel by "
