@@ -89,8 +89,8 @@ def build(ctx) -> None:
                         controls[v.name] = [option_control(o, f"opt-{v.name}-{o.name}") for o in v.options]
                     groups.append(group)
         with gr.Row(elem_classes=["al-examples"]):  # (no title: the buttons say what they are, and save a line)
-            examples = [gr.Button(e, size="sm", variant="secondary", elem_id=f"example-{i}",
-                                  elem_classes=["al-example"]) for i, e in enumerate(EXAMPLES)]
+            for i, e in enumerate(EXAMPLES):  # (no event: the page types the example, see EXAMPLES_JS)
+                gr.Button(e, size="sm", variant="secondary", elem_id=f"example-{i}", elem_classes=["al-example"])
         problem = problem_box("attention-problem")
         heatmaps = view(first.heatmaps, elem_id="attention-heatmaps")  # notes and the check line are drawn in it
         with gr.Row():
@@ -184,8 +184,10 @@ def build(ctx) -> None:
                   .replace("ZH", json.dumps(ZH_SENTENCE, ensure_ascii=False)), queue=False)
     # after the trained model's panel, the random one shows its variant's own controls again (not every group)
     weights.change(None, variant, [n_heads, scaled, about, *groups], js=_switch_js(registry, names))
-    for button, example in zip(examples, EXAMPLES, strict=True):  # set in the page: one round trip, not two
-        button.click(None, None, sentence, js=f"() => {json.dumps(example)}", queue=False)
+    # An example is typed into the sentence box by the page, as a student types: the box's own change is then
+    # the one event (a click event of its own cost a second dispatch, ~40 ms, docs/app.md)
+    if "demo" in ctx.shared:
+        ctx.shared["demo"].load(None, None, None, js=EXAMPLES_JS.replace("EXAMPLES", json.dumps(EXAMPLES)))
     ctx.shared["attention_inputs"] = inputs
     ctx.shared["attention_weights"] = (weights, trained.sentence)  # the Lesson tab's "open in the lab" sets them
     ctx.warm.append(trained.warm)  # the tiny model and its head roles
@@ -201,6 +203,20 @@ def _switch_js(registry, names: list[str]) -> str:
     return (SWITCH_JS.replace("TABLE", json.dumps(table, ensure_ascii=False))
             .replace("NAMES", json.dumps(names)))
 
+
+EXAMPLES_JS = """() => {
+  if (window.AttnLabExamples) return;
+  window.AttnLabExamples = true;  // once per page: one listener for every example button
+  const examples = EXAMPLES;
+  document.addEventListener("click", (e) => {
+    const button = e.target.closest && e.target.closest(".al-example");
+    const box = document.querySelector("#sentence textarea");
+    const text = button && examples[Number(button.id.replace("example-", ""))];
+    if (!box || typeof text !== "string" || box.value === text) return;
+    box.value = text;
+    box.dispatchEvent(new Event("input", {bubbles: true}));  // the box's value, then its change: the view
+  });
+}"""
 
 ZH_SENTENCE_JS = """(s) => {
   const zh = (document.documentElement.lang || navigator.language || "").toLowerCase().startsWith("zh");
