@@ -57,7 +57,8 @@ def test_the_mask_steps_check_reports_the_shared_runs_own_figures(registry, monk
     assert (unmasked_honest, masked_honest) == pytest.approx(
         (run.unmasked_honest[-1], run.masked_honest[-1]), abs=0.005)
     assert unmasked < masked and unmasked_honest > unmasked  # it peeked; scored honestly, it cannot
-    assert f"'{run.samples['masked']}'" in samples and f"'{run.samples['unmasked']}'" in samples
+    for model in ("masked", "unmasked"):  # each sample's first words, as the model generated them
+        assert f"'{' '.join(run.samples[model].split()[:lesson_training.SAMPLE_WORDS])} …'" in samples, model
     assert s.view["kind"] == "chart" and s.view["height"] == lessons.HEIGHT
     drawn = s.view["panels"][0]["series"][1]  # the unmasked model's training loss, every step
     assert drawn["y"] == pytest.approx(run.unmasked) and len(drawn["x"]) == SMALL_MASK.steps
@@ -76,7 +77,8 @@ def test_the_scale_steps_check_reports_the_runs_largest_weight_and_gradient(regi
         [run.max_weight["unscaled"][-1], run.max_weight["scaled"][-1], run.grad_norm["unscaled"][-1],
          run.grad_norm["scaled"][-1]], abs=5e-3, rel=5e-3)
     assert s.view["panels"][0]["title"] == "Gradient reaching the softmax input"  # panel: 2, the only one shown
-    assert len(s.view["panels"]) == 1
+    assert len(s.view["panels"]) == 1 and [e["text"] for e in s.view["legend"]] == ["scores / √d",
+                                                                                    "raw scores (no scaling)"]
 
 
 def test_a_run_not_started_is_said_and_the_step_starts_nothing(registry, monkeypatch):

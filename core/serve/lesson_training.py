@@ -12,16 +12,18 @@ from typing import Any
 
 from ..lab.experiments import MaskParams, MaskRun, ScaleParams, ScaleRun, mask_summary, scale_summary
 from ..lab.lesson_format import safe_markdown
+from ..render.web import stamp
 from . import runs
 from .experiments import chart
 
 PARAMS = {"mask": MaskParams(), "scale": ScaleParams()}  # the runs warm() trains and "Train both" starts by default
 EMPTY = {"mask": MaskRun, "scale": ScaleRun}  # a run with no step yet: the chart's axes and legend
+SAMPLE_WORDS = 12  # of each 20-word sample: enough to read the mask-free model's repetition, and one screen
 MESSAGES = {
-    "mask": "Without the mask the training loss ends at {unmasked} bits per word, with it at {masked}. Scored "
-            "honestly (each word predicted from its prefix alone), the model without the mask is at "
-            "{unmasked_honest} bits per word against {masked_honest}.",
-    "samples": "Generated one word at a time, with the mask: '{masked}'; without it: '{unmasked}'.",
+    "mask": "Training loss without the mask {unmasked} bits per word, with it {masked}; honest loss (each word from "
+            "its prefix alone) {unmasked_honest} against {masked_honest}.",
+    "samples": "Generated word by word, with the mask: '{masked}'; without: '{unmasked}'.",
+    "mask_title": "Loss with and without the mask",  # (the tab's title, about the honest loss, is wider than a step)
     "scale": "Without √d the largest weight in a row reaches {unscaled} (1 = one-hot), with it {scaled}; the "
              "gradient reaching the softmax input is {grad_unscaled} against {grad_scaled}.",
     "training": "The class's run is still training ({percent}% done): these are its curves so far; come back to "
@@ -41,16 +43,27 @@ def latest(key: object) -> Any:
 
 
 def training(st: dict[str, Any]) -> tuple[dict, str]:
-    """The step's chart (the Experiments tab's, as far as the run got) and its check: the run's figures, or where
-    the run is."""
+    """The step's panel of the Experiments tab's chart (as far as the run got) and its check: the run's figures, or
+    where the run is."""
     kind = st.get("experiment", "mask")
     p = PARAMS[kind]
     run = latest((kind, p))
+    data = _panel(kind, chart(kind, run if run is not None else EMPTY[kind](p)), st.get("panel", 0))
     if run is None:
-        return chart(kind, EMPTY[kind](p)), MESSAGES["waiting"]
+        return data, MESSAGES["waiting"]
     if not run.done:
-        return chart(kind, run), MESSAGES["training"].format(percent=round(100 * run.fraction_done))
-    return chart(kind, run), (_mask_check(run) if kind == "mask" else _scale_check(run))
+        return data, MESSAGES["training"].format(percent=round(100 * run.fraction_done))
+    return data, (_mask_check(run) if kind == "mask" else _scale_check(run))
+
+
+def _panel(kind: str, data: dict, k: int) -> dict:
+    """One panel of a chart, with the legend of its own lines (the mask chart's under a title a step can fit)."""
+    panel = data["panels"][min(k, len(data["panels"]) - 1)]
+    if kind == "mask":
+        panel = {**panel, "title": MESSAGES["mask_title"]}
+    names = {s["name"] for s in panel["series"]} | {h["name"] for h in panel.get("hlines", ())}
+    legend = [e for e in data.get("legend", ()) if e["text"] in names]
+    return {**data, "panels": [panel], "legend": legend, "stamp": stamp(data["stamp"], panel["title"], len(legend))}
 
 
 def _mask_check(run: MaskRun) -> str:
@@ -59,7 +72,7 @@ def _mask_check(run: MaskRun) -> str:
     tl, hl = s["train_loss"], s["honest_loss"]
     figures = MESSAGES["mask"].format(unmasked=f"{tl['unmasked']:.2f}", masked=f"{tl['masked']:.2f}",
                                       unmasked_honest=f"{hl['unmasked']:.2f}", masked_honest=f"{hl['masked']:.2f}")
-    samples = MESSAGES["samples"].format(**{k: safe_markdown(v) for k, v in run.samples.items()})  # (escaped)
+    samples = MESSAGES["samples"].format(**{k: _start(v) for k, v in run.samples.items()})
     return f"{figures}  \n{samples}"
 
 
@@ -69,3 +82,9 @@ def _scale_check(run: ScaleRun) -> str:
     mw, g = s["max_weight"], s["softmax_input_grad_norm"]
     return MESSAGES["scale"].format(unscaled=f"{mw['unscaled']:.2f}", scaled=f"{mw['scaled']:.2f}",
                                     grad_unscaled=f"{g['unscaled']:.4f}", grad_scaled=f"{g['scaled']:.4f}")
+
+
+def _start(sample: str) -> str:
+    """A sample's first words, as plain text in the check's Markdown (the model's words: escaped, never markup)."""
+    words = sample.split()
+    return safe_markdown(" ".join(words[:SAMPLE_WORDS]) + (" …" if len(words) > SAMPLE_WORDS else ""))

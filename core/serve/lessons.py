@@ -92,7 +92,7 @@ def show(lab: Any, view: str, st: dict[str, Any]) -> Shown:
     """The step's view and check (cached: a step change paints from memory); ConfigError for a state it refuses."""
     if view == "training":  # not cached here: the class's run may still be training (core.serve.lesson_training)
         data, check = lesson_training.training(st)
-        shown = Shown(_fit(data, panel=st.get("panel", 0)), check, _lab(st))
+        shown = Shown(_fit(data), check, _lab(st))
     else:
         shown = _show(lab, view, json.dumps(st, sort_keys=True, ensure_ascii=False))
     if shown.view is not None:

@@ -19,6 +19,7 @@ EXACT: dict[str, str] = {
     "evaluation": "评估时",
     "training": "训练时",
     "SelfAttention_v1's output, after the copy": "复制之后 SelfAttention_v1 的输出",
+    "Loss with and without the mask": "有掩码与无掩码时的损失",
     # ---- core.serve.lesson_training: the class's training run
     "The class's run has not started yet: the app trains it after start-up, or press Train both in the Experiments "
     "tab; then come back to this step.":
@@ -26,13 +27,12 @@ EXACT: dict[str, str] = {
 }
 
 TEMPLATES: list[tuple[str, str]] = [
-    ("Without the mask the training loss ends at {unmasked} bits per word, with it at {masked}. Scored honestly "
-     "(each word predicted from its prefix alone), the model without the mask is at {unmasked_honest} bits per word "
-     "against {masked_honest}.",
-     "不加掩码，训练损失最后是每词 {unmasked} bits，加掩码是 {masked}。诚实地打分（每个词只根据它的前缀来预测），"
-     "不加掩码的模型是每词 {unmasked_honest} bits，加掩码的是 {masked_honest}。"),
-    ("Generated one word at a time, with the mask: '{masked}'; without it: '{unmasked}'.",
-     "一次生成一个词。加掩码：'{masked}'；不加掩码：'{unmasked}'。"),
+    ("Training loss without the mask {unmasked} bits per word, with it {masked}; honest loss (each word from its "
+     "prefix alone) {unmasked_honest} against {masked_honest}.",
+     "训练损失：不加掩码每词 {unmasked} bits，加掩码 {masked}；诚实损失（每个词只根据它的前缀来预测）：不加掩码 "
+     "{unmasked_honest}，加掩码 {masked_honest}。"),
+    ("Generated word by word, with the mask: '{masked}'; without: '{unmasked}'.",
+     "逐词生成。加掩码：'{masked}'；不加掩码：'{unmasked}'。"),
     ("Without √d the largest weight in a row reaches {unscaled} (1 = one-hot), with it {scaled}; the gradient reaching "
      "the softmax input is {grad_unscaled} against {grad_scaled}.",
      "不除以 √d，一行中最大的权重达到 {unscaled}（1 = one-hot），除以 √d 时是 {scaled}；传到 softmax 输入的梯度是 "
