@@ -17,6 +17,13 @@ SMALL_SCALE = ex.ScaleParams(steps=4, context_length=8)
 NUMBER = re.compile(r"\d+\.\d+")
 
 
+def in_chinese(text: str) -> bool:
+    from core.ui import i18n
+
+    chinese = i18n.tr(text, "zh-CN")
+    return bool(re.search(r"[\u4e00-\u9fff]", chinese)) and not i18n.leftover(chinese)
+
+
 @pytest.fixture(scope="module")
 def registry():
     from core.registry import load_registry
@@ -65,9 +72,8 @@ def test_the_mask_steps_check_reports_the_shared_runs_own_figures(registry, monk
 
     from core.ui import i18n
 
-    chinese = i18n.tr(s.check, "zh-CN")
-    assert re.search(r"[\u4e00-\u9fff]", chinese) and not i18n.leftover(chinese), chinese  # samples: quoted, kept
-    assert NUMBER.findall(chinese) == NUMBER.findall(s.check)
+    assert in_chinese(s.check) and in_chinese(s.view["panels"][0]["title"])  # the samples: quoted, kept as made
+    assert NUMBER.findall(i18n.tr(s.check, "zh-CN")) == NUMBER.findall(s.check)
 
 
 def test_the_scale_steps_check_reports_the_runs_largest_weight_and_gradient(registry, monkeypatch):
@@ -77,7 +83,7 @@ def test_the_scale_steps_check_reports_the_runs_largest_weight_and_gradient(regi
         [run.max_weight["unscaled"][-1], run.max_weight["scaled"][-1], run.grad_norm["unscaled"][-1],
          run.grad_norm["scaled"][-1]], abs=5e-3, rel=5e-3)
     assert s.view["panels"][0]["title"] == "Gradient reaching the softmax input"  # panel: 2, the only one shown
-    assert len(s.view["panels"]) == 1 and [e["text"] for e in s.view["legend"]] == ["scores / √d",
+    assert in_chinese(s.check) and len(s.view["panels"]) == 1 and [e["text"] for e in s.view["legend"]] == ["scores / √d",
                                                                                     "raw scores (no scaling)"]
 
 
@@ -86,7 +92,7 @@ def test_a_run_not_started_is_said_and_the_step_starts_nothing(registry, monkeyp
     monkeypatch.setattr(runs, "apart", lambda *a: calls.append(a))
     never = ex.MaskParams(steps=20, seed=987654)  # nobody trained it
     s = shown(step_of(registry, "mask"), monkeypatch, never)
-    assert s.check == lesson_training.MESSAGES["waiting"] and calls == []
+    assert s.check == lesson_training.MESSAGES["waiting"] and calls == [] and in_chinese(s.check)
     assert all(line["x"] == [] for line in s.view["panels"][0]["series"])  # the axes, no curve yet
     assert lesson_training.latest(("mask", never)) is None
 
@@ -100,7 +106,7 @@ def test_a_run_still_training_shows_its_curves_so_far_and_its_fraction_done(regi
         run = lesson_training.latest(("mask", p))
         assert not run.done and len(run.steps) >= len(first.steps)
         percent = int(re.search(r"\((\d+)% done\)", s.check).group(1))
-        assert percent < 100 and percent <= round(100 * run.fraction_done)
+        assert percent < 100 and percent <= round(100 * run.fraction_done) and in_chinese(s.check)
         assert 0 < len(s.view["panels"][0]["series"][0]["x"]) < p.steps
     finally:
         trainer.close()  # its worker stops; nothing cached
