@@ -3,6 +3,8 @@ each step draws its preset view (the very numbers the step names), fits the scre
 
 from __future__ import annotations
 
+import re
+
 import pytest
 
 from tests.conftest import ARGS, CHROMIUM
@@ -48,6 +50,15 @@ def lab(registry):
     return AppLab(registry)
 
 
+@pytest.fixture(scope="module")
+def trained_runs():
+    """The class's two default runs, trained as the app warms them after start-up (~10 s in a worker process; a cache
+    hit once trained): the chapter's training steps then show their finished charts and figures."""
+    from core.serve.experiments import warm
+
+    warm()
+
+
 @pytest.fixture(scope="module", params=["en-US", "zh-CN"])
 def page(request, app_url):
     """One page per language, reused by every lesson (one Chromium)."""
@@ -81,11 +92,14 @@ def shows(page, lab, step) -> None:
         lit = page.locator("#lesson-view .al-y .al-label.al-on").first.inner_text()
         assert lit.split(" ")[0] == str(shown.view["highlight"]), (step.title, lit)
     assert page.evaluate(FITS) == [], step.title
+    if step.view == "training":  # the class's finished run: the page's check reads its figures, in either language
+        figures = re.findall(r"\d+\.\d+", shown.check)
+        assert len(figures) == 4 and re.findall(r"\d+\.\d+", page.locator("#lesson-check").inner_text()) == figures
     for control in step.controls:
         assert page.locator(f"#lesson-{control}").is_visible(), (step.title, control)
 
 
-def test_every_lesson_walks_end_to_end_with_a_clickers_keys(page, lab, shelf, app_url):
+def test_every_lesson_walks_end_to_end_with_a_clickers_keys(page, lab, shelf, app_url, trained_runs):
     for name in LESSONS:
         lesson = shelf.get(name, page.lang)
         page.goto(f"{app_url}?lesson={name}&step=1")

@@ -32,6 +32,7 @@ CARDS = ("softmax-dim", "zero-fill", "mask-dtype", "mask-device", "padding-nan")
 MISTAKES = ("none", "no-transpose", "swap-query-key")  # = core.transfer.MISTAKES
 MODES = ("zero", "uniform")  # = core.lab.ablate.MODES
 D_MODELS = (4, 8, 16, 32, 64)
+EXPERIMENTS = ("mask", "scale")  # = core.serve.lesson_training.PARAMS
 DROPOUT = (0.1, 0.2, 0.3, 0.5)  # a lesson's dropout rates (0.5: the classic chapter's example)
 MAX_TEXT = 4096
 NAME = re.compile(r"[a-z0-9][a-z0-9-]{0,39}\Z")
@@ -68,6 +69,8 @@ KEYS: dict[str, Key] = {
     "card": Key("choice", "which spot-the-bug card", choices=CARDS),
     "mode": Key("choice", "how a head is taken out", choices=MODES),
     "dropout": Key("choice", "the dropout rate p on the weights, in training mode", choices=DROPOUT),
+    "experiment": Key("choice", "which of the class's training runs: without the causal mask, or without √d",
+                      choices=EXPERIMENTS),
     "panel": Key("int", "which panel of a chart is shown (0 = the first)", 0, 2),
     "controls": Key("list", "the controls the step offers (at most three), from the view's controls"),
 }
@@ -108,6 +111,9 @@ VIEWS: dict[str, View] = {
                           "text (1) and on the word after 它 可能 (2)", ("sentence", "mode", "panel"), ("mode",)),
     "dropout": View("one head's weights before and after dropout in training mode: links zeroed, the rest scaled "
                     "by 1/(1-p)", (*RANDOM, "head", "dropout")),
+    "training": View("the class's training run (the Experiments tab), finished or so far: training and honest loss "
+                     "with and without the mask (mask), or the largest weight (panel 0), entropy (1), gradient (2) "
+                     "with and without √d (scale)", ("experiment", "panel")),
     "cost": View("the square that grows: time (panel 0) and memory (1) against the length T (measured)", ("panel",)),
 }
 CONTROL_MAX = 3

@@ -21,7 +21,7 @@ from ..lab.lesson_format import STAGES
 from ..lab.lesson_shelf import Shelf
 from ..lab.pronoun import CHAPTER_SENTENCE
 from ..render import matrix
-from . import chapter, views
+from . import chapter, lesson_training, views
 from .exports import remember
 from .trained import trained
 
@@ -40,7 +40,7 @@ LAB_TABS = {  # the lab tab a step continues in (core.ui module names)
     "heatmaps": "attention_tab", "mask": "attention_tab", "trained": "attention_tab", "stage": "step_tab",
     "causality": "causality_tab", "dependency": "causality_tab", "three-ways": "masking_tab",
     "sqrt-d": "masking_tab", "transfer": "transfer_tab", "failure": "chapter_tab", "interventions": "chapter_tab",
-    "cost": "cost_tab", "dropout": "attention_tab",
+    "cost": "cost_tab", "dropout": "attention_tab", "training": "experiments_tab",
 }
 MESSAGES = {
     "weight": "{query} → {key}: {weight:.2f}",
@@ -90,7 +90,11 @@ def state(step: lesson_format.Step, overrides: dict[str, Any] | None = None) -> 
 
 def show(lab: Any, view: str, st: dict[str, Any]) -> Shown:
     """The step's view and check (cached: a step change paints from memory); ConfigError for a state it refuses."""
-    shown = _show(lab, view, json.dumps(st, sort_keys=True, ensure_ascii=False))
+    if view == "training":  # not cached here: the class's run may still be training (core.serve.lesson_training)
+        data, check = lesson_training.training(st)
+        shown = Shown(_fit(data), check, _lab(st))
+    else:
+        shown = _show(lab, view, json.dumps(st, sort_keys=True, ensure_ascii=False))
     if shown.view is not None:
         remember(shown.view)
     return shown

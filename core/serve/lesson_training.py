@@ -1,0 +1,90 @@
+"""A lesson step on the class's shared training run (the Experiments tab's): its chart and the figures it measured.
+
+The step never trains and never waits: it reads the run the app warms at start-up (core.serve.experiments.warm), the
+same one a student's "Train both" with the default settings shares (core.serve.runs). Finished, it is the cached run;
+still training, it is the latest snapshot with the fraction done (a step change stays one round trip; moving back and
+forth redraws it); not started yet, the empty axes and one sentence saying so.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from ..lab.experiments import MaskParams, MaskRun, ScaleParams, ScaleRun, mask_summary, scale_summary
+from ..lab.lesson_format import safe_markdown
+from ..render.web import stamp
+from . import runs
+from .experiments import chart
+
+PARAMS = {"mask": MaskParams(), "scale": ScaleParams()}  # the runs warm() trains and "Train both" starts by default
+EMPTY = {"mask": MaskRun, "scale": ScaleRun}  # a run with no step yet: the chart's axes and legend
+SAMPLE_WORDS = 12  # of each 20-word sample: enough to read the mask-free model's repetition, and one screen
+MESSAGES = {
+    "mask": "Training loss without the mask {unmasked} bits per word, with it {masked}; honest loss (each word from "
+            "its prefix alone) {unmasked_honest} against {masked_honest}.",
+    "samples": "Generated word by word, with the mask: '{masked}'; without: '{unmasked}'.",
+    "mask_title": "Loss with and without the mask",  # (the tab's title, about the honest loss, is wider than a step)
+    "scale": "Without √d the largest weight in a row reaches {unscaled} (1 = one-hot), with it {scaled}; the "
+             "gradient reaching the softmax input is {grad_unscaled} against {grad_scaled}.",
+    "training": "The class's run is still training ({percent}% done): these are its curves so far; come back to "
+                "this step in a few seconds for its figures.",
+    "waiting": "The class's run has not started yet: the app trains it after start-up, or press Train both in the "
+               "Experiments tab; then come back to this step.",
+}
+
+
+def latest(key: object) -> Any:
+    """The finished run, or the latest snapshot of the run in training, or None: without starting or waiting."""
+    hit, live = runs._lookup(key)  # (core.serve.runs has no public peek; cached_run would start or watch a run)
+    if hit is not None or live is None:
+        return hit
+    with live.cond:
+        return live.snapshot  # a copy the trainer published (None before its first snapshot)
+
+
+def training(st: dict[str, Any]) -> tuple[dict, str]:
+    """The step's panel of the Experiments tab's chart (as far as the run got) and its check: the run's figures, or
+    where the run is."""
+    kind = st.get("experiment", "mask")
+    p = PARAMS[kind]
+    run = latest((kind, p))
+    data = _panel(kind, chart(kind, run if run is not None else EMPTY[kind](p)), st.get("panel", 0))
+    if run is None:
+        return data, MESSAGES["waiting"]
+    if not run.done:
+        return data, MESSAGES["training"].format(percent=round(100 * run.fraction_done))
+    return data, (_mask_check(run) if kind == "mask" else _scale_check(run))
+
+
+def _panel(kind: str, data: dict, k: int) -> dict:
+    """One panel of a chart, with the legend of its own lines (the mask chart's under a title a step can fit)."""
+    panel = data["panels"][min(k, len(data["panels"]) - 1)]
+    if kind == "mask":
+        panel = {**panel, "title": MESSAGES["mask_title"]}
+    names = {s["name"] for s in panel["series"]} | {h["name"] for h in panel.get("hlines", ())}
+    legend = [e for e in data.get("legend", ()) if e["text"] in names]
+    return {**data, "panels": [panel], "legend": legend, "stamp": stamp(data["stamp"], panel["title"], len(legend))}
+
+
+def _mask_check(run: MaskRun) -> str:
+    """Training loss (its last steps' mean) and honest loss of both models, then both samples: all from the run."""
+    s = mask_summary(run)
+    tl, hl = s["train_loss"], s["honest_loss"]
+    figures = MESSAGES["mask"].format(unmasked=f"{tl['unmasked']:.2f}", masked=f"{tl['masked']:.2f}",
+                                      unmasked_honest=f"{hl['unmasked']:.2f}", masked_honest=f"{hl['masked']:.2f}")
+    samples = MESSAGES["samples"].format(**{k: _start(v) for k, v in run.samples.items()})
+    return f"{figures}  \n{samples}"
+
+
+def _scale_check(run: ScaleRun) -> str:
+    """The last step's largest weight and gradient at the softmax input, without and with √d."""
+    s = scale_summary(run)
+    mw, g = s["max_weight"], s["softmax_input_grad_norm"]
+    return MESSAGES["scale"].format(unscaled=f"{mw['unscaled']:.2f}", scaled=f"{mw['scaled']:.2f}",
+                                    grad_unscaled=f"{g['unscaled']:.4f}", grad_scaled=f"{g['scaled']:.4f}")
+
+
+def _start(sample: str) -> str:
+    """A sample's first words, as plain text in the check's Markdown (the model's words: escaped, never markup)."""
+    words = sample.split()
+    return safe_markdown(" ".join(words[:SAMPLE_WORDS]) + (" …" if len(words) > SAMPLE_WORDS else ""))

@@ -1,0 +1,113 @@
+"""The chapter's training steps read the class's shared run (core.serve.lesson_training): its figures, never a second
+training, and one sentence while the run is not there yet. Small runs stand in for the defaults (seconds, not 25 s)."""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+
+from core.lab import experiments as ex
+from core.lab import lesson_format as fmt
+from core.serve import experiments as served
+from core.serve import lesson_training, lessons, runs
+
+SMALL_MASK = ex.MaskParams(steps=200, context_length=8, d_model=32, eval_every=199)  # peeks within 200 steps
+SMALL_SCALE = ex.ScaleParams(steps=4, context_length=8)
+NUMBER = re.compile(r"\d+\.\d+")
+
+
+def in_chinese(text: str) -> bool:
+    from core.ui import i18n
+
+    chinese = i18n.tr(text, "zh-CN")
+    return bool(re.search(r"[\u4e00-\u9fff]", chinese)) and not i18n.leftover(chinese)
+
+
+@pytest.fixture(scope="module")
+def registry():
+    from core.registry import load_registry
+
+    return load_registry(entry_points=False)
+
+
+def step_of(registry, experiment: str, language: str = "en") -> fmt.Step:
+    steps = lessons.load(registry).get("chapter", language).steps
+    return next(s for s in steps if s.view == "training" and s.state.get("experiment") == experiment)
+
+
+def shown(step: fmt.Step, monkeypatch, params) -> lessons.Shown:
+    monkeypatch.setitem(lesson_training.PARAMS, step.state["experiment"], params)
+    return lessons.show(None, step.view, lessons.state(step))
+
+
+def test_the_mask_step_comes_after_the_future_token_edit_in_both_languages(registry):
+    for language in ("en", "zh-CN"):
+        steps = lessons.load(registry).get("chapter", language).steps
+        i = steps.index(step_of(registry, "mask", language))
+        assert steps[i - 1].view == "causality" and steps[i - 1].state["position"] == 5, language
+    assert fmt.EXPERIMENTS == tuple(lesson_training.PARAMS)
+    assert lesson_training.PARAMS == {"mask": ex.MaskParams(), "scale": ex.ScaleParams()}  # = what warm() trains
+
+
+def test_the_mask_steps_check_reports_the_shared_runs_own_figures(registry, monkeypatch):
+    *_, run = served.shared_mask_experiment(SMALL_MASK)  # the class's run (a worker process), then cached
+    calls = []
+    monkeypatch.setattr(runs, "apart", lambda *a: calls.append(a))  # the step must not train (or start) anything
+    s = shown(step_of(registry, "mask"), monkeypatch, SMALL_MASK)
+    assert calls == []
+    figures, samples = s.check.split("  \n")
+    unmasked, masked, unmasked_honest, masked_honest = (float(x) for x in NUMBER.findall(figures))
+    summary = ex.mask_summary(run)
+    assert (unmasked, masked) == pytest.approx((summary["train_loss"]["unmasked"], summary["train_loss"]["masked"]),
+                                               abs=0.005)
+    assert (unmasked_honest, masked_honest) == pytest.approx(
+        (run.unmasked_honest[-1], run.masked_honest[-1]), abs=0.005)
+    assert unmasked < masked and unmasked_honest > unmasked  # it peeked; scored honestly, it cannot
+    for model in ("masked", "unmasked"):  # each sample's first words, as the model generated them
+        assert f"'{' '.join(run.samples[model].split()[:lesson_training.SAMPLE_WORDS])} …'" in samples, model
+    assert s.view["kind"] == "chart" and s.view["height"] == lessons.HEIGHT
+    drawn = s.view["panels"][0]["series"][1]  # the unmasked model's training loss, every step
+    assert drawn["y"] == pytest.approx(run.unmasked) and len(drawn["x"]) == SMALL_MASK.steps
+
+    from core.ui import i18n
+
+    assert in_chinese(s.check) and in_chinese(s.view["panels"][0]["title"])  # the samples: quoted, kept as made
+    assert NUMBER.findall(i18n.tr(s.check, "zh-CN")) == NUMBER.findall(s.check)
+
+
+def test_the_scale_steps_check_reports_the_runs_largest_weight_and_gradient(registry, monkeypatch):
+    *_, run = served.shared_scale_experiment(SMALL_SCALE)
+    s = shown(step_of(registry, "scale"), monkeypatch, SMALL_SCALE)
+    assert [float(x) for x in NUMBER.findall(s.check)] == pytest.approx(
+        [run.max_weight["unscaled"][-1], run.max_weight["scaled"][-1], run.grad_norm["unscaled"][-1],
+         run.grad_norm["scaled"][-1]], abs=5e-3, rel=5e-3)
+    assert s.view["panels"][0]["title"] == "Gradient reaching the softmax input"  # panel: 2, the only one shown
+    assert in_chinese(s.check) and len(s.view["panels"]) == 1 and [e["text"] for e in s.view["legend"]] == ["scores / √d",
+                                                                                    "raw scores (no scaling)"]
+
+
+def test_a_run_not_started_is_said_and_the_step_starts_nothing(registry, monkeypatch):
+    calls = []
+    monkeypatch.setattr(runs, "apart", lambda *a: calls.append(a))
+    never = ex.MaskParams(steps=20, seed=987654)  # nobody trained it
+    s = shown(step_of(registry, "mask"), monkeypatch, never)
+    assert s.check == lesson_training.MESSAGES["waiting"] and calls == [] and in_chinese(s.check)
+    assert all(line["x"] == [] for line in s.view["panels"][0]["series"])  # the axes, no curve yet
+    assert lesson_training.latest(("mask", never)) is None
+
+
+def test_a_run_still_training_shows_its_curves_so_far_and_its_fraction_done(registry, monkeypatch):
+    p = ex.MaskParams(steps=400, context_length=8, d_model=16, n_heads=2, eval_every=399, seed=31)
+    trainer = served.shared_mask_experiment(p, every=20)
+    try:
+        first = next(trainer)  # training (in its worker process) has published its first snapshot
+        s = shown(step_of(registry, "mask"), monkeypatch, p)
+        run = lesson_training.latest(("mask", p))
+        assert not run.done and len(run.steps) >= len(first.steps)
+        percent = int(re.search(r"\((\d+)% done\)", s.check).group(1))
+        assert percent < 100 and percent <= round(100 * run.fraction_done) and in_chinese(s.check)
+        assert 0 < len(s.view["panels"][0]["series"][0]["x"]) < p.steps
+    finally:
+        trainer.close()  # its worker stops; nothing cached
+    assert lesson_training.latest(("mask", p)) is None
