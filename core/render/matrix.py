@@ -19,6 +19,8 @@ The data contract (JSON; every string is drawn as text, never parsed as HTML):
                 hover templates take {q} {i} {k} {j} {value} {extra} {head}
     headview    {"labels"}: also draw the head view (lines from one token) under the heatmaps
     head_colors one colour per head (head view); max_columns, height_budget, max_cell: layout limits
+    focus       True: heads too small side by side for every label are drawn as one big head (a click on
+                a thumbnail beside it picks which); font_px: the labels' size, made smaller (to 15) to fit
     nan_color   "#rrggbb": NaN cells painted this colour and written "NaN" (omitted = NaN drawn as the scale's bottom)
     modelview   adds "layers": [[head, ...], ...], "descriptions": [[text]], "selected": [layer, head],
                 "heatmap_labels" (the labels of the opened head's heatmap)

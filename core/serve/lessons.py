@@ -111,6 +111,7 @@ def _fit(data: dict[str, Any], panel: int | None = None, **extra: Any) -> dict[s
         data = {**data, "softmax": {**data["softmax"], "controls": {}}}
     return {**data, "height_budget": HEIGHT, "window_reserve": RESERVE, "font_px": FONT_PX, "headview": None,
             "min_columns": min(heads, 4) or 1, "min_head": 0,
+            "focus": True,  # heads too small side by side for every label: one big, the others as thumbnails
             "check": False,  # (heads side by side on one screen; the step's own check says it)
             "labels": {**data.get("labels", {}), "note": ""}, **extra}  # (the tab's "click a token" hint: not here)
 

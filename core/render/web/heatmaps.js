@@ -5,20 +5,13 @@
   "use strict";
   const A = window.AttnLab;
   if (!A || !A.needs) throw new Error("heatmaps.js needs core.js, loaded before it");
-  A.needs("heatmaps.js", ["el", "fill", "num", "colormap", "ink", "legend", "tooltip", "unpackHeads", "tokenLabel"]);
+  A.needs("heatmaps.js", ["el", "fill", "num", "colormap", "ink", "legend", "tooltip", "unpackHeads", "tokenLabel",
+    "axes"]);
+  const { textWidth, labelsFor, axisLabels, highlight } = A.axes;
   const GAP = 18; // px between heads
   const TITLE_H = 30; // px: a head's title line
   const MIN_TALL = 12; // px: the height budget never makes cells smaller than this ...
   const MIN_TALL_LABELLED = 18; // ... or this, up to 24 tokens: a 15 px label per row and column
-  const LABEL_PITCH = 1.15; // a label needs this many times its font size along the axis
-  let measureCtx = null;
-
-  function textWidth(text, font) {
-    measureCtx = measureCtx || document.createElement("canvas").getContext("2d");
-    measureCtx.font = font;
-    return measureCtx.measureText(text).width;
-  }
-
   let hatch = null;
   function blockedPattern(ctx) {
     if (!hatch) {
@@ -65,12 +58,6 @@
     }
     return best;
   };
-
-  function labelsFor(tokens, font, positionOnly) {
-    const text = tokens.map((t, i) => A.tokenLabel(t, i, positionOnly));
-    const width = Math.min(220, Math.max(0, ...text.map((s) => textWidth(s, font))) + 10);
-    return { text, width };
-  }
 
   function cellValue(v) {
     if (v === "-inf") return -Infinity;
@@ -153,53 +140,7 @@
     }
   }
 
-  function axisLabels(texts, full, cell, vertical, px, cls, widthOrHeight) {
-    const box = A.el("div", "al-axis " + cls);
-    const every = Math.max(1, Math.ceil((px * LABEL_PITCH) / cell));
-    texts.forEach((t, i) => {
-      const span = A.el("span", "al-label", t);
-      const pos = String(i) + " ";
-      if (t.startsWith(pos) && t.length > pos.length) { // position and token told apart: "1" at 0 is not "0 1"
-        span.replaceChildren(A.el("span", "al-pos", String(i)), document.createTextNode(" " + t.slice(pos.length)));
-      }
-      span.dataset.index = i;
-      span.title = full[i]; // the whole token, as text
-      span.style.fontSize = px + "px";
-      if (i % every !== 0) span.classList.add("al-thin");
-      if (vertical) {
-        span.style.left = i * cell + cell / 2 + "px";
-        span.classList.add("al-vertical");
-      } else if (cls === "al-x") {
-        span.style.left = i * cell + "px";
-        span.style.width = cell + "px";
-      } else {
-        span.style.top = i * cell + "px";
-        span.style.height = cell + "px";
-        span.style.lineHeight = cell + "px";
-      }
-      box.appendChild(span);
-    });
-    if (cls === "al-x") box.style.height = widthOrHeight + "px";
-    else box.style.width = widthOrHeight + "px";
-    box.style[cls === "al-x" ? "width" : "height"] = texts.length * cell + "px";
-    return box;
-  }
-
-  // One row band and one column band per head, moved to the clicked token (never T of each: 64 tokens x 8 heads
-  // would be a thousand elements to build on every redraw).
-  function highlight(root, index) {
-    root.querySelectorAll(".al-on").forEach((e) => e.classList.remove("al-on"));
-    root.querySelectorAll(".al-hl").forEach((e) => (e.hidden = true));
-    if (index === null || index === undefined) return;
-    root.querySelectorAll(`.al-label[data-index="${index}"]`).forEach((e) => e.classList.add("al-on"));
-    root.querySelectorAll(".al-hl").forEach((band) => {
-      const cell = Number(band.dataset.cell), n = Number(band.dataset.n);
-      if (index >= n) return;
-      band.dataset.index = String(index);
-      band.style[band.classList.contains("al-hl-row") ? "top" : "left"] = index * cell + "px";
-      band.hidden = false;
-    });
-  }
+  A.drawCells = drawCells; // (the thumbnails of thumbs.js draw with it too)
 
   A.views.heatmaps = function (root, data, ctx) {
     const state = ctx.state;
@@ -224,18 +165,38 @@
     if (data.softmax || data.fit_scale) data = Object.assign({}, data, { heads: heads });
     const tip = A.tooltip(root);
     const fam = getComputedStyle(root).fontFamily || "sans-serif";
-    const px = data.font_px || 15;
-    const yl = labelsFor(rows, `${px}px ${fam}`, data.position_labels);
-    const xl = colsAreTokens ? labelsFor(cols, `${px}px ${fam}`, data.position_labels) : { text: cols.map(String), width: 0 };
-    if (!colsAreTokens) xl.width = Math.max(...xl.text.map((s) => textWidth(s, `${px}px ${fam}`))) + 10;
     const yTitle = 26;
     const W = root.clientWidth;
-    const xLabelH = (cell) => (cell >= xl.width ? px * 1.6 : xl.width + 12) + 28;
-    // the y column: labels, title (and its CJK margin, 8 px) and the gap to the first head
-    const lay = A.gridLayout(W, heads.length, rows.length, cols.length, yl.width + yTitle + 8 + GAP, xLabelH, {
-      maxColumns: data.max_columns, minColumns: data.min_columns, budget: A.fitHeight(data.height_budget, data), maxCell: data.max_cell,
-      minHead: data.min_head,
-    });
+    // The labels at a size, and the grid they leave for n heads in `width` px.
+    const size = (px, width, n, minColumns) => {
+      const font = `${px}px ${fam}`;
+      const yl = labelsFor(rows, font, data.position_labels);
+      const xl = colsAreTokens ? labelsFor(cols, font, data.position_labels) : { text: cols.map(String), width: 0 };
+      if (!colsAreTokens) xl.width = Math.max(...xl.text.map((s) => textWidth(s, font))) + 10;
+      const xLabelH = (cell) => (cell >= xl.width ? px * 1.6 : xl.width + 12) + 28;
+      const labelW = yl.width + yTitle + 8 + GAP; // the y column: labels, title (and its CJK margin) and the gap
+      const lay = A.gridLayout(width, n, rows.length, cols.length, labelW, xLabelH, {
+        maxColumns: data.max_columns, minColumns: minColumns, budget: A.fitHeight(data.height_budget, data),
+        maxCell: data.max_cell, minHead: data.min_head,
+      });
+      return { px, yl, xl, xLabelH, labelW, lay };
+    };
+    // cells too small for the wanted labels: smaller ones (never under the minimum), and the grid again
+    const fitted = (width, n, minColumns) => {
+      const wanted = data.font_px || 15, first = size(wanted, width, n, minColumns);
+      const px = A.axes.labelPx(first.lay.cell, wanted);
+      return px === wanted ? first : size(px, width, n, minColumns);
+    };
+    let sz = fitted(W, heads.length, data.min_columns);
+    let order = heads.map((_, h) => h); // the heads drawn big, in their order
+    const labelled = (z) => rows.length > 24 || z.lay.cell * 1.001 >= z.px * A.axes.LABEL_PITCH;
+    const focus = data.focus && heads.length > 1 && !labelled(sz) && A.thumbStrip; // (a lesson's screen)
+    if (focus) { // one head big with every label, the others as thumbnails beside it: a click focuses one
+      if (!(Number.isInteger(state.focus) && state.focus < heads.length)) state.focus = 0;
+      order = [state.focus];
+      sz = fitted(W - A.thumbStripWidth(heads.length) - GAP, 1, 1);
+    }
+    const { px, yl, xl, xLabelH, labelW, lay } = sz;
     const cell = lay.cell, vertical = cell < xl.width;
     const cmap = A.colormap(data.scale.stops);
     const showValues = !!data.show_values;
@@ -245,10 +206,14 @@
     if (labels.warning) frag.appendChild(A.el("div", "al-warning", labels.warning));
     frag.appendChild(A.legend(legendItems, data.scale));
     const grid = A.el("div", "al-grid");
-    for (let r = 0; r * lay.columns < heads.length; r++) {
+    const xTitleRow = !!labels.x && textWidth(labels.x, `15px ${fam}`) + 8 > cols.length * cell; // one per row
+    for (let r = 0; r * lay.columns < order.length; r++) {
       const line = A.el("div", "al-grid-row");
       const ybox = A.el("div", "al-ycol");
-      ybox.style.paddingTop = TITLE_H + "px";
+      const these = order.slice(r * lay.columns, (r + 1) * lay.columns);
+      const lines = A.axes.titleLines(these.map((h) => heads[h].title), cols.length * cell, `600 16px ${fam}`);
+      const titleH = lines > 1 ? lines * A.axes.TITLE_LINE + 6 : TITLE_H; // a long title wraps, never cut
+      ybox.style.paddingTop = titleH + "px";
       const ytitle = A.el("div", "al-axis-title al-ytitle", labels.y);
       ytitle.style.height = rows.length * cell + "px";
       ytitle.style.width = yTitle + "px";
@@ -257,13 +222,14 @@
       yinner.append(ytitle, ylab);
       ybox.appendChild(yinner);
       line.appendChild(ybox);
-      for (let h = r * lay.columns; h < Math.min(heads.length, (r + 1) * lay.columns); h++) {
+      for (const h of these) {
         const head = heads[h];
         const hb = A.el("div", "al-head");
         hb.dataset.head = String(h);
         hb.style.width = cols.length * cell + "px";
         const title = A.el("div", "al-head-title", head.title);
-        title.style.height = TITLE_H + "px";
+        title.style.height = titleH + "px";
+        if (lines > 1) title.classList.add("al-wrap");
         const stage = A.el("div", "al-cells");
         const canvas = A.el("canvas", "al-canvas");
         stage.appendChild(canvas);
@@ -298,11 +264,22 @@
         });
         const xbox = A.el("div", "al-xbox");
         xbox.appendChild(axisLabels(xl.text, cols, cell, vertical, px, "al-x", xLabelH(cell) - 28));
-        xbox.appendChild(A.el("div", "al-axis-title al-xtitle", labels.x));
+        if (!xTitleRow) xbox.appendChild(A.el("div", "al-axis-title al-xtitle", labels.x));
         hb.append(title, stage, xbox);
         line.appendChild(hb);
       }
+      if (focus && r === 0) line.appendChild(A.thumbStrip(heads, data, cmap, state.focus, (h) => {
+        state.focus = h;
+        A.views.heatmaps(root, data, ctx);
+      }, titleH + rows.length * cell + xLabelH(cell))); // (no taller than the focused head)
       grid.appendChild(line);
+      if (xTitleRow) { // heads narrower than "key (attended to)": one title under the row, not one cut per head
+        const t = A.el("div", "al-axis-title al-xtitle al-xtitle-row", labels.x);
+        t.style.marginLeft = labelW + "px";
+        t.style.minWidth = these.length * cols.length * cell + (these.length - 1) * GAP + "px";
+        t.style.maxWidth = Math.max(0, W - labelW) + "px"; // (as wide as its text, within the view)
+        grid.appendChild(t);
+      }
     }
     frag.appendChild(grid);
     if (labels.note) frag.appendChild(A.el("div", "al-note", labels.note)); // under the heads: they come first

@@ -1,0 +1,86 @@
+// Axes of the heatmaps: token labels (every one when the cells allow it), titles that wrap instead of being
+// cut, the highlight bands, and the sizes they need: what heatmaps.js lays out around its cells.
+(function () {
+  "use strict";
+  const A = window.AttnLab;
+  if (!A || !A.needs) throw new Error("axes.js needs core.js, loaded before it");
+  A.needs("axes.js", ["el", "tokenLabel"]);
+  const LABEL_PITCH = 1.15; // a label needs this many times its font size along the axis
+  const MIN_LABEL_PX = 15; // a label is never smaller (a projector's back row); below it, every other label
+  const TITLE_LINE = 21; // px per line of a head title that wraps
+  let measureCtx = null;
+
+  function textWidth(text, font) {
+    measureCtx = measureCtx || document.createElement("canvas").getContext("2d");
+    measureCtx.font = font;
+    return measureCtx.measureText(text).width;
+  }
+
+  function labelsFor(tokens, font, positionOnly) {
+    const text = tokens.map((t, i) => A.tokenLabel(t, i, positionOnly));
+    const width = Math.min(220, Math.max(0, ...text.map((s) => textWidth(s, font))) + 10);
+    return { text, width };
+  }
+
+  function axisLabels(texts, full, cell, vertical, px, cls, widthOrHeight) {
+    const box = A.el("div", "al-axis " + cls);
+    const every = Math.max(1, Math.ceil((px * LABEL_PITCH) / cell));
+    texts.forEach((t, i) => {
+      const span = A.el("span", "al-label", t);
+      const pos = String(i) + " ";
+      if (t.startsWith(pos) && t.length > pos.length) { // position and token told apart: "1" at 0 is not "0 1"
+        span.replaceChildren(A.el("span", "al-pos", String(i)), document.createTextNode(" " + t.slice(pos.length)));
+      }
+      span.dataset.index = i;
+      span.title = full[i]; // the whole token, as text
+      span.style.fontSize = px + "px";
+      if (i % every !== 0) span.classList.add("al-thin");
+      if (vertical) {
+        span.style.left = i * cell + cell / 2 + "px";
+        span.classList.add("al-vertical");
+      } else if (cls === "al-x") {
+        span.style.left = i * cell + "px";
+        span.style.width = cell + "px";
+      } else {
+        span.style.top = i * cell + "px";
+        span.style.height = cell + "px";
+        span.style.lineHeight = cell + "px";
+      }
+      box.appendChild(span);
+    });
+    if (cls === "al-x") box.style.height = widthOrHeight + "px";
+    else box.style.width = widthOrHeight + "px";
+    box.style[cls === "al-x" ? "width" : "height"] = texts.length * cell + "px";
+    return box;
+  }
+
+  // One row band and one column band per head, moved to the clicked token (never T of each: 64 tokens x 8 heads
+  // would be a thousand elements to build on every redraw).
+  function highlight(root, index) {
+    root.querySelectorAll(".al-on").forEach((e) => e.classList.remove("al-on"));
+    root.querySelectorAll(".al-hl").forEach((e) => (e.hidden = true));
+    if (index === null || index === undefined) return;
+    root.querySelectorAll(`.al-label[data-index="${index}"]`).forEach((e) => e.classList.add("al-on"));
+    root.querySelectorAll(".al-hl").forEach((band) => {
+      const cell = Number(band.dataset.cell), n = Number(band.dataset.n);
+      if (index >= n) return;
+      band.dataset.index = String(index);
+      band.style[band.classList.contains("al-hl-row") ? "top" : "left"] = index * cell + "px";
+      band.hidden = false;
+    });
+  }
+
+  // The label size for a cell: the wanted size, or smaller (never under MIN_LABEL_PX) so every label fits.
+  function labelPx(cell, wanted) {
+    if (wanted <= MIN_LABEL_PX) return wanted;
+    return Math.min(wanted, Math.max(MIN_LABEL_PX, Math.floor(cell / LABEL_PITCH)));
+  }
+
+  // The title lines of a row of heads, each `width` px wide: 1, or up to 4 when a title is longer (it wraps).
+  function titleLines(titles, width, font) {
+    const widest = Math.max(0, ...titles.map((t) => textWidth(String(t || ""), font)));
+    return Math.min(4, Math.max(1, Math.ceil((widest + 8) / Math.max(width, 1))));
+  }
+
+  A.axes = { textWidth, labelsFor, axisLabels, highlight, labelPx, titleLines, LABEL_PITCH, MIN_LABEL_PX, TITLE_LINE };
+})();
