@@ -124,12 +124,13 @@ def test_a_causality_link_opens_that_tab_on_the_sentence(browser, app_url):
 
 
 def test_a_bad_value_is_said_and_the_page_still_draws_the_rest(browser, app_url):
-    page = new_page(browser, f"{app_url}?sentence=a%20b%20c&heads=abc&variant=nope")
+    page = new_page(browser, f"{app_url}?sentence=a%20b%20c&heads=abc&variant=%3Cb%3Enope%3C%2Fb%3E")
     try:
         toast = page.get_by_test_id("toast-body")
         toast.filter(has_text="heads='abc' must be a whole number").wait_for()
         said = toast.inner_text()
-        assert "Not taken from the link:" in said and "variant='nope' is not registered" in said
+        assert "Not taken from the link:" in said and "variant='<b>nope</b>' is not registered" in said
+        assert toast.locator("b").count() == 0  # the link's text is said as text, never read as HTML
         page.get_by_role("tab", name="Attention", selected=True).wait_for()
         page.wait_for_function("() => { const t = document.querySelector('#sentence textarea');"
                                " return t && t.value === 'a b c'; }")

@@ -202,7 +202,7 @@ COPY_JS = """(sentence, variant, causal, scaled, heads, d_model, seed, options) 
 
 def copy_js() -> str:
     """The Copy link button's page code, its words in both languages (the page picks by <html lang>)."""
-    words = [{k: v for k, v in TEXT.items()}, {k: i18n.tr(v, "zh-CN") for k, v in TEXT.items()}]
+    words = [dict(TEXT), {k: i18n.tr(v, "zh-CN") for k, v in TEXT.items()}]
     return COPY_JS.replace("LINK", LINK_JS, 1).replace("TEXT", json.dumps(words, ensure_ascii=False), 1)
 
 
