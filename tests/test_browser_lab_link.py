@@ -123,6 +123,17 @@ def test_a_causality_link_opens_that_tab_on_the_sentence(browser, app_url):
         page.context.close()
 
 
+def test_a_step_link_steps_through_the_links_settings(browser, app_url):
+    page = new_page(browser, f"{app_url}?sentence=the%20dog%20ran&heads=4&tab=step")
+    try:
+        page.get_by_role("tab", name="Step through", selected=True).wait_for()
+        page.wait_for_function("() => [...document.querySelectorAll('#step-weights .al-root')]"
+                               ".some((r) => r.dataset.stamp && r.textContent.includes('dog'))")
+        assert page.locator("#step-head input[type=number]").get_attribute("max") == "3"  # 4 heads: 0 to 3
+    finally:
+        page.context.close()
+
+
 def test_a_bad_value_is_said_and_the_page_still_draws_the_rest(browser, app_url):
     page = new_page(browser, f"{app_url}?sentence=a%20b%20c&heads=abc&variant=%3Cb%3Enope%3C%2Fb%3E")
     try:
