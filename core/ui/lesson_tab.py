@@ -11,7 +11,7 @@ import gradio as gr
 from core.lab.lesson_format import MISTAKES, MODES, safe_markdown
 from core.serve import lessons
 
-from . import i18n, trained_panel
+from . import i18n, lab_link, trained_panel
 from .common import never_raises, sentence_of, view
 
 TITLE = "Lesson"
@@ -192,8 +192,9 @@ def kept(fn, n_outputs: int):
 
 
 def _wire_lab(ctx, to_lab: gr.Button, lab_state: gr.JSON, position: gr.Textbox) -> None:
-    """Once every tab is built: "open in the lab" writes the step's state into the Attention tab's inputs and opens
-    the tab the step's view comes from; a lab link (?sentence=…&variant=…&causal=…&scaled=…) fills them too."""
+    """Once every tab is built: "open in the lab" writes the step's state into the Attention tab's inputs, opens
+    the tab the step's view comes from and leaves that state's lab link in the address bar; a lab link
+    (core/ui/lab_link.py) fills them when the page opens."""
     inputs, order = ctx.shared.get("attention_inputs"), ctx.shared.get("tabs", [])
     if not inputs or "attention_tab" not in order:
         return
@@ -215,15 +216,5 @@ def _wire_lab(ctx, to_lab: gr.Button, lab_state: gr.JSON, position: gr.Textbox) 
       if (b) b.click();
     }""".replace("TABS", json.dumps(lessons.LAB_TABS)).replace("ORDER", json.dumps(order))
     to_lab.click(to_inputs, lab_state, [*inputs, *weights], api_visibility="private", show_progress="hidden").then(
-        None, [lab_state, position], None, js=js)
-    ctx.shared["demo"].load(_lab_link, None, inputs[:4], api_visibility="private", show_progress="hidden").then(
-        None, None, None, js="() => { if (new URLSearchParams(location.search).has('sentence')) "
-        f"{{ const b = document.querySelectorAll('[role=\"tab\"]')[{order.index('attention_tab')}]; if (b) b.click(); }} }}")
-
-
-def _lab_link(request: gr.Request) -> tuple:
-    """?sentence=…&variant=…&causal=…&scaled=… -> the Attention tab's first four inputs (skipped when absent)."""
-    params = dict(getattr(request, "query_params", {}) or {})
-    flag = {"true": True, "1": True, "false": False, "0": False}
-    return (params.get("sentence", gr.skip()), params.get("variant", gr.skip()),
-            flag.get(params.get("causal", ""), gr.skip()), flag.get(params.get("scaled", ""), gr.skip()))
+        None, [lab_state, position], None, js=js).then(None, lab_state, None, js=lab_link.replace_js(lessons.LAB_TABS))
+    lab_link.wire_reader(ctx, inputs, ctx.shared.get("attention_option_controls", {}), order)

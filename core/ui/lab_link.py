@@ -1,0 +1,260 @@
+"""A lab link: the Attention tab's settings and a lab tab in the page's address, so a view can be shared.
+
+`?sentence=…&variant=…&causal=…&scaled=…&heads=…&d_model=…&seed=…&options=…&tab=…`, every key optional (docs/app.md,
+"Sharing a view as a link"). Each value is checked on its own: one the lab cannot take is skipped and said, the
+page opens on the rest. `?lesson=` wins. The page writes such a link itself (Copy link, Open in the lab).
+"""
+
+from __future__ import annotations
+
+import html
+import json
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+import gradio as gr
+
+from core.config import AttentionConfig, ConfigError, choices_text, parse_options, whole, whole_in
+from core.lab.session import MAX_OPTIONS_CHARS, seed_value, switch
+from core.lab.text import MAX_CHARS, text_field
+
+from . import i18n
+from .common import sentence_of
+
+KEYS = ("sentence", "variant", "causal", "scaled", "heads", "d_model", "seed", "options")  # the Attention inputs' order
+TABS = {"attention": "attention_tab", "step": "step_tab", "causality": "causality_tab"}  # they take its settings
+FLAGS = {"true": True, "1": True, "false": False, "0": False}
+TEXT = {"copy": "Copy link", "done": "Link copied", "fallback": "Copy this link:", "field": "Link to this view",
+        "warning": "Lab link"}  # (the warning's title)
+MESSAGES = {
+    "skipped": "Not taken from the link:",  # then each value's sentence
+    "long": "sentence is longer than {n} characters, more than the lab reads",
+    "variant": "variant={name} is not registered; choose one of: {known}",
+    "tab": "tab={tab} is not a tab a link opens; choose {tabs}",
+}
+WARNING_SECONDS = 15
+
+
+@dataclass(frozen=True)
+class Link:
+    """What a link's address holds that the lab takes: values by key, the tab, and why any other was skipped."""
+
+    values: dict[str, Any] = field(default_factory=dict)  # key (KEYS) -> the value its control takes
+    options: dict[str, Any] = field(default_factory=dict)  # the variant's options, checked, as its controls take them
+    tab: str | None = None  # a name of TABS
+    problems: tuple[str, ...] = ()  # one sentence per value skipped
+
+
+def read(params: Mapping[str, Any], variants: Mapping[str, Any], heads: tuple[int, int] = (1, 8),
+         d_models: Iterable[int] = (4, 8, 16, 32, 64), variant: str = "multi-head") -> Link:
+    """An address's parameters -> the Link the page opens on; never raises (a bad value is a problem, not an error).
+    `variant` is the one the page shows when the link names none (its options are checked against it)."""
+    if "lesson" in params:
+        return Link()  # a lesson link takes precedence: the lesson opens, the lab keeps its own settings
+    values, problems, options = {}, [], {}
+    d_models = list(d_models)
+    checks = {
+        "sentence": _sentence,
+        "variant": lambda raw: _variant(raw, variants),
+        "causal": lambda raw: _flag("causal", raw),
+        "scaled": lambda raw: _flag("scaled", raw),
+        "heads": lambda raw: whole_in("heads", raw, *heads),
+        "d_model": lambda raw: _choice("d_model", raw, d_models),
+        "seed": seed_value,
+    }
+    for key in KEYS:
+        if key not in params:
+            continue
+        try:
+            if key == "options":
+                options = _options(params[key], variants.get(values.get("variant", variant)))
+                values[key] = json.dumps(options)
+            else:
+                values[key] = checks[key](params[key])
+        except ConfigError as exc:
+            problems.append(str(exc))
+    tab = params.get("tab")
+    if tab is not None and tab not in TABS:
+        problems.append(MESSAGES["tab"].format(tab=_quoted(tab), tabs=choices_text(repr(t) for t in TABS)))
+        tab = None
+    return Link(values, options, tab, tuple(problems))
+
+
+def said(problems: Iterable[str]) -> str:
+    """The skipped values as one sentence in the request's language ("" when there were none)."""
+    problems = list(problems)
+    if not problems:
+        return ""
+    chinese = i18n.current() == "zh-CN"
+    reasons = ("；" if chinese else "; ").join(i18n.tr(p) for p in problems)
+    return f"{i18n.tr(MESSAGES['skipped'])}{'' if chinese else ' '}{reasons}{'。' if chinese else '.'}"
+
+
+def _text(name: str, raw: Any) -> str:
+    return text_field(name, raw if isinstance(raw, str) else str(raw))
+
+
+def _sentence(raw: Any) -> str:
+    text = _text("sentence", raw)
+    if not text.strip():
+        raise ConfigError("The sentence is empty; type a few words.")
+    if len(text) > MAX_CHARS:
+        raise ConfigError(MESSAGES["long"].format(n=f"{MAX_CHARS:,}"))
+    return text
+
+
+def _variant(raw: Any, variants: Mapping[str, Any]) -> str:
+    name = _text("variant", raw)
+    if name not in variants:
+        raise ConfigError(MESSAGES["variant"].format(name=_quoted(name), known=", ".join(sorted(variants))))
+    return name
+
+
+def _flag(name: str, raw: Any) -> bool:
+    value = FLAGS.get(str(raw).strip().lower())
+    return switch(name, raw if value is None else value)  # switch() says why any other value is refused
+
+
+def _choice(name: str, raw: Any, choices: list[int]) -> int:
+    value = whole(name, raw)
+    if value not in choices:
+        raise ConfigError(f"{name}={value} is not one of the choices; choose {choices_text(choices)}")
+    return value
+
+
+def _options(raw: Any, variant: Any) -> dict[str, Any]:
+    """The options JSON, checked against the variant's own Options (each value as its control takes it)."""
+    text = _text("options", raw)
+    if len(text) > MAX_OPTIONS_CHARS:
+        raise ConfigError(f"options is longer than {MAX_OPTIONS_CHARS:,} characters; an options object names "
+                          'a few options, such as {"window": 3}.')
+    options = parse_options(text)
+    spec = tuple(getattr(variant, "options", ()))
+    if options and not spec:
+        raise ConfigError(f"unknown option {sorted(options)[0]!r}; this variant takes no options")
+    AttentionConfig(options=options).with_options(spec)  # unknown names and values out of range, as the API says
+    return {o.name: o.validate(options[o.name]) for o in spec if o.name in options}
+
+
+def _quoted(text: str) -> str:
+    return repr(f"{text[:40]}…" if len(text) > 40 else text)
+
+
+
+# ---- the page --------------------------------------------------------------------------------------------------
+
+# (values, tab) -> the address of that state on this page: every key percent-encoded (UTF-8: a Chinese sentence
+# reads back as typed), options only when it holds some, booleans as true/false.
+LINK_JS = """((v, tab) => {
+  const parts = [];
+  for (const [k, x] of Object.entries(v)) {
+    if (x === null || x === undefined || x === "") continue;
+    if (k === "options" && String(x).replace(/\\s/g, "") === "{}") continue;
+    parts.push(k + "=" + encodeURIComponent(String(x)));
+  }
+  if (tab) parts.push("tab=" + encodeURIComponent(tab));
+  return location.origin + location.pathname + "?" + parts.join("&");
+})"""
+
+# Copy link: the address of what the Attention tab shows, to the clipboard when the page may write it (https or
+# localhost), else in a read-only field, selected; a short confirmation that fades. Drawn in the page's own
+# element (text and value only: a sentence is never read as HTML), never an output of an event.
+COPY_JS = """(sentence, variant, causal, scaled, heads, d_model, seed, options) => {
+  const url = LINK({sentence, variant, causal, scaled, heads, d_model, seed, options}, "attention");
+  const say = TEXT[(document.documentElement.lang || "").toLowerCase().startsWith("zh") ? 1 : 0];
+  let pop = document.getElementById("lab-link-pop");
+  if (!pop) {
+    pop = document.createElement("div");
+    pop.id = "lab-link-pop";
+    pop.className = "al-link-pop";
+    const note = document.createElement("span"), box = document.createElement("input");
+    note.className = "al-link-note";
+    note.setAttribute("role", "status");
+    box.id = "lab-link-url";
+    box.readOnly = true;
+    box.addEventListener("focus", () => box.select());
+    pop.append(note, box);
+    document.body.append(pop);
+    const hide = () => pop.classList.remove("al-shown");
+    document.addEventListener("keydown", (e) => { if (e.key === "Escape") hide(); });
+    document.addEventListener("pointerdown", (e) => {
+      if (!pop.contains(e.target) && !(e.target.closest && e.target.closest("#lab-link-copy"))) hide();
+    });
+  }
+  const [note, box] = pop.children;
+  box.value = url;
+  box.setAttribute("aria-label", say.field);
+  const show = (text, stays) => {
+    note.textContent = text;
+    const b = document.getElementById("lab-link-copy"), r = b ? b.getBoundingClientRect() : {right: innerWidth, bottom: 0};
+    pop.style.top = (r.bottom + scrollY + 4) + "px";
+    pop.style.left = Math.max(8, Math.min(r.right, document.documentElement.clientWidth - 8) - pop.offsetWidth) + scrollX + "px";
+    pop.classList.add("al-shown");
+    clearTimeout(pop.fading);
+    if (stays) { box.focus(); box.select(); } else pop.fading = setTimeout(() => pop.classList.remove("al-shown"), 2500);
+  };
+  const by_hand = () => show(say.fallback, true);
+  if (navigator.clipboard && window.isSecureContext) navigator.clipboard.writeText(url).then(() => show(say.done, false), by_hand);
+  else by_hand();
+}"""
+
+
+def copy_js() -> str:
+    """The Copy link button's page code, its words in both languages (the page picks by <html lang>)."""
+    words = [dict(TEXT), {k: i18n.tr(v, "zh-CN") for k, v in TEXT.items()}]
+    return COPY_JS.replace("LINK", LINK_JS, 1).replace("TEXT", json.dumps(words, ensure_ascii=False), 1)
+
+
+def wire_copy(button: gr.Button, inputs: list) -> None:
+    """Copy link: built in the page from the inputs' values (no round trip, no output for later events to walk)."""
+    button.click(None, inputs, None, js=copy_js(), queue=False)
+
+
+def wire_reader(ctx, inputs: list, controls: dict[str, list], order: list[str]) -> None:
+    """When the page opens: the link's values into the Attention tab's inputs and its variant's own controls, then
+    the link's tab (the Attention tab by default) opened; the skipped values said in one warning."""
+    registry, heads, d_model = ctx.registry, inputs[4], inputs[5]
+    flat = [(name, o.name) for name, own in controls.items() for o in registry.get(name).options[:len(own)]]
+
+    def opened(request: gr.Request) -> tuple:
+        skip = tuple(gr.skip() for _ in [*inputs, *flat])
+        try:
+            params = dict(getattr(request, "query_params", {}) or {})
+            link = read(params, registry.variants, (int(heads.minimum), int(heads.maximum)),
+                        [v for _, v in d_model.choices], str(inputs[1].value))
+            if link.problems:
+                gr.Warning(html.escape(said(link.problems), quote=False), duration=WARNING_SECONDS,
+                           title=i18n.tr(TEXT["warning"]))
+            chosen = link.values.get("variant", inputs[1].value) if "options" in link.values else None
+            return (*(link.values.get(k, gr.skip()) for k in KEYS),
+                    *(link.options[o] if v == chosen and o in link.options else gr.skip() for v, o in flat))
+        except Exception as exc:  # a bug: logged, and the page opens as if there were no link
+            sentence_of(exc, "lab link")
+            return skip
+
+    tabs = {name: order.index(module) for name, module in TABS.items() if module in order}
+    js = """() => {
+      const q = new URLSearchParams(location.search), keys = KEYS, tabs = TABS;
+      if (q.has("lesson") || !["tab", ...keys].some((k) => q.has(k))) return;
+      const s = q.get("sentence");
+      if (s && s.trim() && [...s].length <= MAX) window.AttnLabZhSentence = true;  // a Chinese page keeps it
+      const t = q.get("tab"), b = document.querySelectorAll('[role="tab"]')[Object.hasOwn(tabs, t) ? tabs[t] : tabs.attention];
+      if (b) b.click();
+    }""".replace("KEYS", json.dumps(KEYS)).replace("TABS", json.dumps(tabs)).replace("MAX", str(MAX_CHARS))
+    own = [c for cs in controls.values() for c in cs]
+    ctx.shared["demo"].load(opened, None, [*inputs, *own], api_visibility="private", show_progress="hidden").then(
+        None, None, None, js=js)
+
+
+def replace_js(tabs: Mapping[str, str]) -> str:
+    """Open in the lab's page code, after it: the address bar holds the lab link of that state (a teacher copies
+    it from the browser). `tabs`: a lesson view -> the tab module it continues in."""
+    names = {view: next((n for n, m in TABS.items() if m == module), None) for view, module in tabs.items()}
+    return """(lab) => {
+      if (!lab || !lab.sentence) return;
+      const o = lab.options && Object.keys(lab.options).length ? JSON.stringify(lab.options) : undefined;
+      const url = LINK({sentence: lab.sentence, variant: lab.variant, causal: lab.causal, scaled: lab.scaled,
+                        heads: lab.heads, d_model: lab.d_model, seed: lab.seed, options: o}, NAMES[lab.view || "heatmaps"]);
+      history.replaceState(history.state, "", url);
+    }""".replace("LINK", LINK_JS, 1).replace("NAMES", json.dumps(names))

@@ -1,0 +1,173 @@
+"""A view shared as a link: Copy link writes the address of what the Attention tab shows, and that address opens
+the same view (or the Causality tab on its sentence); a value the lab cannot take is said, the page still draws."""
+
+from __future__ import annotations
+
+from urllib.parse import parse_qs, quote, urlsplit
+
+import pytest
+
+from tests.pages import TIMEOUT, VIEW, open_tab, redrawn, stamp, type_sentence
+
+pytestmark = pytest.mark.browser
+SENTENCE = "这份合同中的违约金过高"  # written without spaces: the segmenter cuts it into words
+SIZE = {"width": 1280, "height": 800}
+
+
+def new_page(browser, url, **context):
+    page = browser.new_context(viewport=SIZE, **context).new_page()
+    page.set_default_timeout(TIMEOUT)
+    page.goto(url)
+    return page
+
+
+def drawn(page) -> None:
+    page.wait_for_selector(f"{VIEW}[data-stamp]:not([data-stamp=''])")
+
+
+def tokens(page) -> list[str]:
+    """Head 0's keys, as its columns are labelled."""
+    return page.locator("#attention-heatmaps [data-head='0'] .al-x .al-label").all_inner_texts()
+
+
+def settle(page) -> str:
+    """The view's stamp once it stops changing (the link's settings arrive as several events)."""
+    last = None
+    for _ in range(40):
+        page.wait_for_timeout(250)
+        now = stamp(page)
+        if now and now == last:
+            return now
+        last = now
+    return last
+
+
+def test_copy_link_opens_the_same_view_in_a_new_page(browser, app_url):
+    page = new_page(browser, app_url, permissions=["clipboard-read", "clipboard-write"])
+    try:
+        open_tab(page, "Attention")
+        drawn(page)
+        type_sentence(page, SENTENCE)
+        old = stamp(page)
+        page.locator("#variant input").click()
+        page.get_by_role("option", name="Sliding window (local) attention").click()
+        redrawn(page, old)
+        old = stamp(page)
+        window = page.locator("#opt-sliding-window-window input").first
+        window.fill("2")
+        window.press("Enter")
+        redrawn(page, old)
+        old = stamp(page)
+        heads = page.locator("#n_heads input[type=number]")
+        heads.fill("4")
+        heads.press("Enter")
+        redrawn(page, old)
+        old = stamp(page)
+        page.locator("#causal input[type=checkbox]").uncheck()
+        redrawn(page, old)
+        shown, words = settle(page), tokens(page)
+        page.locator("#lab-link-copy").click()
+        page.locator(".al-link-pop.al-shown").wait_for()
+        url = page.locator("#lab-link-url").input_value()
+        assert page.locator(".al-link-note").inner_text() in ("Link copied", "Copy this link:")
+        if page.locator(".al-link-note").inner_text() == "Link copied":  # (the clipboard: http on loopback may)
+            assert page.evaluate("navigator.clipboard.readText()") == url
+        assert quote(SENTENCE) in url and " " not in url  # percent-encoded UTF-8
+        query = parse_qs(urlsplit(url).query)
+        assert {k: v[0] for k, v in query.items()} == {
+            "sentence": SENTENCE, "variant": "sliding-window", "causal": "false", "scaled": "true", "heads": "4",
+            "d_model": "16", "seed": "0", "options": '{"window": 2, "stride": 0}', "tab": "attention"}
+    finally:
+        page.context.close()
+    other = new_page(browser, url)
+    try:
+        other.wait_for_function("s => { const t = document.querySelector('#sentence textarea');"
+                                " return t && t.offsetParent && t.value === s; }", arg=SENTENCE)
+        other.wait_for_function("([sel, s]) => (document.querySelector(sel) || {dataset: {}}).dataset.stamp === s",
+                                arg=[VIEW, shown])  # the very view: the same weights drawn
+        assert tokens(other) == words and len(words) > 3
+        assert other.locator(f"{VIEW} [data-head]").count() == 4
+        assert not other.locator("#causal input[type=checkbox]").is_checked()
+        assert other.locator("#opt-sliding-window-window input").first.input_value() == "2"
+    finally:
+        other.context.close()
+
+
+def test_the_link_field_is_selected_when_the_page_may_not_write_the_clipboard(browser, app_url):
+    page = new_page(browser, app_url)
+    try:
+        open_tab(page, "Attention")
+        drawn(page)
+        page.evaluate("Object.defineProperty(navigator, 'clipboard', {value: undefined})")  # as on plain http
+        page.locator("#lab-link-copy").click()
+        page.locator(".al-link-pop.al-shown").wait_for()
+        assert page.locator(".al-link-note").inner_text() == "Copy this link:"
+        assert page.evaluate("() => { const b = document.activeElement; return b.id === 'lab-link-url'"
+                             " && b.selectionStart === 0 && b.selectionEnd === b.value.length; }")
+        assert "sentence=The%20cat%20sat" in page.locator("#lab-link-url").input_value()
+        page.keyboard.press("Escape")
+        page.locator(".al-link-pop.al-shown").wait_for(state="detached")
+    finally:
+        page.context.close()
+
+
+def test_a_causality_link_opens_that_tab_on_the_sentence(browser, app_url):
+    page = new_page(browser, f"{app_url}?sentence=the%20dog%20ran%20home&tab=causality")
+    try:
+        page.get_by_role("tab", name="Causality", selected=True).wait_for()
+        page.wait_for_function("() => { const t = document.querySelector('#causality-sentence textarea');"
+                               " return t && t.offsetParent && t.value === 'the dog ran home'; }")
+        page.wait_for_function("() => [...document.querySelectorAll('#causality-bars .al-root')]"
+                               ".some((r) => r.textContent.includes('home'))")
+    finally:
+        page.context.close()
+
+
+def test_a_step_link_steps_through_the_links_settings(browser, app_url):
+    page = new_page(browser, f"{app_url}?sentence=the%20dog%20ran&heads=4&tab=step")
+    try:
+        page.get_by_role("tab", name="Step through", selected=True).wait_for()
+        page.wait_for_function("() => [...document.querySelectorAll('#step-weights .al-root')]"
+                               ".some((r) => r.dataset.stamp && r.textContent.includes('dog'))")
+        assert page.locator("#step-head input[type=number]").get_attribute("max") == "3"  # 4 heads: 0 to 3
+    finally:
+        page.context.close()
+
+
+def test_a_bad_value_is_said_and_the_page_still_draws_the_rest(browser, app_url):
+    page = new_page(browser, f"{app_url}?sentence=a%20b%20c&heads=abc&variant=%3Cb%3Enope%3C%2Fb%3E")
+    try:
+        toast = page.get_by_test_id("toast-body")
+        toast.filter(has_text="heads='abc' must be a whole number").wait_for()
+        said = toast.inner_text()
+        assert "Not taken from the link:" in said and "variant='<b>nope</b>' is not registered" in said
+        assert toast.locator("b").count() == 0  # the link's text is said as text, never read as HTML
+        page.get_by_role("tab", name="Attention", selected=True).wait_for()
+        page.wait_for_function("() => { const t = document.querySelector('#sentence textarea');"
+                               " return t && t.value === 'a b c'; }")
+        drawn(page)
+        settle(page)
+        assert tokens(page) == ["0 a", "1 b", "2 c"]
+        assert page.locator(f"{VIEW} [data-head]").count() == 2  # the heads the page had
+    finally:
+        page.context.close()
+
+
+def test_open_in_the_lab_leaves_its_link_in_the_address_bar(browser, app_url):
+    page = new_page(browser, f"{app_url}?lesson=v1-v2&step=4&sentence=ignored")
+    try:
+        page.wait_for_function("() => (document.getElementById('lesson') || {dataset: {}}).dataset.step === '4'")
+        assert page.get_by_role("tab", name="Lesson", selected=True).count() == 1  # a lesson link wins
+        page.locator("#lesson-lab").click()
+        page.wait_for_function("() => { const t = document.querySelector('#sentence textarea');"
+                               " return t && t.offsetParent && t.value === 'Your journey starts with one step'; }")
+        page.wait_for_function("() => location.search.includes('sentence=Your%20journey%20starts')")
+        query = parse_qs(urlsplit(page.url).query)
+        assert "lesson" not in query and query["tab"] == ["attention"] and query["heads"]
+        page.reload()
+        page.get_by_role("tab", name="Attention", selected=True).wait_for()
+        page.wait_for_function("() => { const t = document.querySelector('#sentence textarea');"
+                               " return t && t.offsetParent && t.value === 'Your journey starts with one step'; }")
+        drawn(page)
+    finally:
+        page.context.close()
