@@ -28,6 +28,29 @@ FITS = """() => {
   return out;
 }"""
 
+# The view's own text, read from the back of a room: every label shown (none thinned out) and at least 15 px, no
+# title cut (scrollWidth past clientWidth), no text over other text, no scrollbar inside the view.
+LEGIBLE = """() => {
+  const v = document.querySelector('#lesson-view'), out = [];
+  const labels = [...v.querySelectorAll('.al-label')];
+  if (labels.some(e => e.classList.contains('al-thin'))) out.push('labels thinned out');
+  const small = labels.filter(e => parseFloat(getComputedStyle(e).fontSize) < 15);
+  if (small.length) out.push('labels under 15 px: ' + small.length);
+  for (const e of v.querySelectorAll('.al-head-title, .al-axis-title'))
+    if (e.offsetParent && e.scrollWidth > e.clientWidth + 1) out.push('cut: ' + e.textContent);
+  const texts = [...v.querySelectorAll('.al-head-title, .al-axis-title, .al-label, .al-thumb-title')]
+    .filter(e => e.offsetParent).map(e => [e, e.getBoundingClientRect()]);
+  for (let i = 0; i < texts.length; i++) for (let j = i + 1; j < texts.length; j++) {
+    const [a, ra] = texts[i], [b, rb] = texts[j];
+    if (a.contains(b) || b.contains(a)) continue;
+    const w = Math.min(ra.right, rb.right) - Math.max(ra.left, rb.left);
+    const h = Math.min(ra.bottom, rb.bottom) - Math.max(ra.top, rb.top);
+    if (w > 2 && h > 2) out.push('overlap: ' + a.textContent + ' / ' + b.textContent);
+  }
+  if (v.scrollWidth > v.clientWidth + 1) out.push('a scrollbar inside the view');
+  return out.slice(0, 5);
+}"""
+
 
 @pytest.fixture(scope="module")
 def registry(demo):
@@ -92,6 +115,7 @@ def shows(page, lab, step) -> None:
         lit = page.locator("#lesson-view .al-y .al-label.al-on").first.inner_text()
         assert lit.split(" ")[0] == str(shown.view["highlight"]), (step.title, lit)
     assert page.evaluate(FITS) == [], step.title
+    assert page.evaluate(LEGIBLE) == [], step.title
     if step.view == "training":  # the class's finished run: the page's check reads its figures, in either language
         figures = re.findall(r"\d+\.\d+", shown.check)
         assert len(figures) == 4 and re.findall(r"\d+\.\d+", page.locator("#lesson-check").inner_text()) == figures
@@ -175,3 +199,25 @@ def test_open_in_the_lab_from_a_trained_step_turns_the_weights_switch_to_the_tra
     assert page.locator("#weights input[value='trained tiny model']").is_checked()
     lit = page.locator("#trained-heatmaps .al-opened-map .al-y .al-label.al-on").all_inner_texts()
     assert lit == ["4 它"]
+
+
+def test_heads_too_small_side_by_side_become_one_focused_head_with_thumbnails(page, app_url, lab, shelf):
+    name = "v1-v2"
+    lesson = shelf.get(name, page.lang)
+    k = next(i for i, st in enumerate(lesson.steps, start=1) if st.state.get("heads", 0) >= 4)  # the multi-head step
+    page.goto(f"{app_url}?lesson={name}&step={k}")
+    at_step(page, name, k)
+    shows(page, lab, lesson.steps[k - 1])
+    thumbs = page.locator("#lesson-view .al-thumb")
+    assert thumbs.count() == lesson.steps[k - 1].state["heads"]
+    assert page.locator("#lesson-view .al-head").count() == 1
+    first = page.locator("#lesson-view .al-head-title").inner_text()
+    thumbs.nth(2).click()
+    page.wait_for_function("() => document.querySelector('#lesson-view .al-head').dataset.head === '2'")
+    assert page.locator("#lesson-view .al-head-title").inner_text() != first
+    assert page.locator("#lesson-view .al-thumb.al-thumb-on").get_attribute("data-thumb") == "2"
+    assert page.evaluate(LEGIBLE) == []
+    thumbs.nth(0).focus()
+    page.keyboard.press("Enter")  # a keyboard picks a head too (and Enter moves no step)
+    page.wait_for_function("() => document.querySelector('#lesson-view .al-head').dataset.head === '0'")
+    at_step(page, name, k)

@@ -193,6 +193,12 @@ def test_chart_titles_and_cost_lines_do_not_overlap(shown):
     markers = page.evaluate("() => new Set([...document.querySelectorAll('#cost-saved polyline')].map((l) =>"
                             " l.getAttribute('stroke') + l.getAttribute('stroke-dasharray'))).size")
     assert markers >= 9  # colour and dash together tell the ten lines apart
+    # ... and the legend draws each line as it is, dash and marker: a line is found there without its colour
+    entries = page.evaluate("() => [...document.querySelectorAll('#cost-saved .al-legend-line')].map((s) => {"
+                            " const l = s.querySelector('line'), m = s.querySelector('circle, rect, polygon');"
+                            " return [l && l.getAttribute('stroke-dasharray'), m && m.tagName, m && m.getAttribute('fill')]; })")
+    assert len(entries) == 10 and all(e[1] for e in entries), entries
+    assert len({(e[0], e[1], e[2]) for e in entries}) == 10  # ten entries, ten looks
 
 
 def test_the_transfer_verdicts_are_whole(shown):

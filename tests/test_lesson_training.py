@@ -94,7 +94,7 @@ def test_a_run_not_started_is_said_and_the_step_starts_nothing(registry, monkeyp
     s = shown(step_of(registry, "mask"), monkeypatch, never)
     assert s.check == lesson_training.MESSAGES["waiting"] and calls == [] and in_chinese(s.check)
     assert all(line["x"] == [] for line in s.view["panels"][0]["series"])  # the axes, no curve yet
-    assert lesson_training.latest(("mask", never)) is None
+    assert runs.peek(("mask", never)) is None
 
 
 def test_a_run_still_training_shows_its_curves_so_far_and_its_fraction_done(registry, monkeypatch):
@@ -103,11 +103,11 @@ def test_a_run_still_training_shows_its_curves_so_far_and_its_fraction_done(regi
     try:
         first = next(trainer)  # training (in its worker process) has published its first snapshot
         s = shown(step_of(registry, "mask"), monkeypatch, p)
-        run = lesson_training.latest(("mask", p))
+        run = runs.peek(("mask", p))
         assert not run.done and len(run.steps) >= len(first.steps)
         percent = int(re.search(r"\((\d+)% done\)", s.check).group(1))
         assert percent < 100 and percent <= round(100 * run.fraction_done) and in_chinese(s.check)
         assert 0 < len(s.view["panels"][0]["series"][0]["x"]) < p.steps
     finally:
         trainer.close()  # its worker stops; nothing cached
-    assert lesson_training.latest(("mask", p)) is None
+    assert runs.peek(("mask", p)) is None

@@ -12,7 +12,8 @@ The data contract (JSON; every string is drawn as text):
                "hlines": [{"y", "name"}] (optional), "highlight": index of the bar to mark (bars),
                "direct_labels": px right of the plot where each line's name is written at its end (optional)}]
     columns  panels side by side (1 to 4; one below 700 px)
-    legend   [{"text", "color": index | "swatch": "#rrggbb", "dash"}]: one entry per line style shown
+    legend   [{"text", "color": index | "swatch": "#rrggbb", "dash", "marker"}]: one entry per line style shown
+             (drawn with its line's dash and marker, so a line is found in the legend without its colour)
     labels   {"hover": "{series}: {x_label} {x} → {y_label} {y}", "title"}
     colors   the palette the colour indexes refer to (Okabe-Ito by default)
     digits   decimals of hovered values
@@ -85,7 +86,10 @@ def legend_of(lines: list[dict]) -> list[dict]:
         key = (s["name"], s["color"], s["dash"])
         if key not in seen:
             seen.add(key)
-            out.append({"text": s["name"], "color": s["color"], "dash": s["dash"], "line": not s["markers_only"]})
+            item = {"text": s["name"], "color": s["color"], "dash": s["dash"], "line": not s["markers_only"]}
+            if s["markers"] or s["markers_only"]:
+                item["marker"] = s.get("marker", 0)  # the legend draws the line's own marker and dash
+            out.append(item)
     return out
 
 

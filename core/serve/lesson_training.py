@@ -33,21 +33,12 @@ MESSAGES = {
 }
 
 
-def latest(key: object) -> Any:
-    """The finished run, or the latest snapshot of the run in training, or None: without starting or waiting."""
-    hit, live = runs._lookup(key)  # (core.serve.runs has no public peek; cached_run would start or watch a run)
-    if hit is not None or live is None:
-        return hit
-    with live.cond:
-        return live.snapshot  # a copy the trainer published (None before its first snapshot)
-
-
 def training(st: dict[str, Any]) -> tuple[dict, str]:
     """The step's panel of the Experiments tab's chart (as far as the run got) and its check: the run's figures, or
     where the run is."""
     kind = st.get("experiment", "mask")
     p = PARAMS[kind]
-    run = latest((kind, p))
+    run = runs.peek((kind, p))
     data = _panel(kind, chart(kind, run if run is not None else EMPTY[kind](p)), st.get("panel", 0))
     if run is None:
         return data, MESSAGES["waiting"]

@@ -126,6 +126,16 @@ def cached_run(key: object, start: Callable[[], Iterator[Any]], session: str | N
                 del _LIVE[key]
 
 
+def peek(key: object) -> Any:
+    """The finished run, or the latest snapshot of the run in training, or None: a look that starts or waits for
+    nothing (a lesson's step shows how far the class's run got)."""
+    hit, live = _lookup(key)
+    if hit is not None or live is None:
+        return hit
+    with live.cond:
+        return live.snapshot  # a copy the trainer published (None before its first snapshot)
+
+
 def _lookup(key: object) -> tuple[Any, _Live | None]:
     """(finished run or None, run in progress or None)."""
     with _LOCK:

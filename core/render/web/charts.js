@@ -87,6 +87,23 @@
     return A.svg("circle", { cx: x, cy: y, r: r - 1, fill: colour });
   }
 
+  // The legend of lines with markers: each entry drawn as its line is, dash and marker (read without colour).
+  function styledLegend(items) {
+    const row = A.el("div", "al-legend");
+    for (const it of items) {
+      const item = A.el("span", "al-legend-item");
+      const sw = A.svg("svg", { width: 44, height: 18, class: "al-legend-line" });
+      if (it.line !== false) {
+        sw.appendChild(A.svg("line", { x1: 2, x2: 42, y1: 9, y2: 9, stroke: it.swatch, "stroke-width": 3,
+          "stroke-dasharray": it.dash ? DASHES[it.dash] || "9 6" : "" }));
+      }
+      if (it.marker !== undefined) sw.appendChild(marker(it.marker, 22, 9, it.swatch));
+      item.append(sw, A.el("span", null, it.text));
+      row.appendChild(item);
+    }
+    return row;
+  }
+
   // Each line's name at its right end, moved apart so no two overlap (p.direct_labels).
   function directLabels(g, ends, iw, ih) {
     ends.sort((a, b) => a.y - b.y);
@@ -212,7 +229,7 @@
     if (labels.title) frag.appendChild(A.el("div", "al-view-title", labels.title));
     if (data.legend && data.legend.length) {
       const items = data.legend.map((it) => Object.assign({}, it, { swatch: typeof it.color === "number" ? colours[it.color % colours.length] : it.swatch }));
-      frag.appendChild(A.legend(items, null));
+      frag.appendChild(items.some((it) => it.marker !== undefined) ? styledLegend(items) : A.legend(items, null));
     }
     const grid = A.el("div", "al-charts");
     grid.style.gridTemplateColumns = `repeat(${cols}, ${pw}px)`;
