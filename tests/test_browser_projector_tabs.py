@@ -86,6 +86,12 @@ def overlapping(page, selector: str, other: str | None = None) -> list[str]:
     }""", [selector, other])
 
 
+# A table of the shown tab that scrolls sideways (its cells wrap in the width it has instead).
+TABLES = """() => [...document.querySelectorAll('.table-wrap, .virtual-table-viewport')]
+  .filter((e) => e.offsetParent && e.scrollWidth > e.clientWidth + 1)
+  .map((e) => 'table scrolls: ' + ((e.closest('[id]') || {}).id || '?') + ' ' + e.scrollWidth + ' > ' + e.clientWidth)"""
+
+
 @pytest.fixture(scope="module", params=[(w, h, lang) for lang in ("en", "zh") for (w, h) in SIZES],
                 ids=lambda p: f"{p[0]}x{p[1]}-{p[2]}")
 def shown(request, app_url):
@@ -104,7 +110,7 @@ def shown(request, app_url):
         for tab in TABS:
             page.get_by_role("tab", name=name(tab, lang), exact=True).click()
             settle(page)
-            found[tab] = page.evaluate(CUT) + page.evaluate(YTITLE)
+            found[tab] = page.evaluate(CUT) + page.evaluate(YTITLE) + page.evaluate(TABLES)
         yield page, lang, found
         browser.close()
 

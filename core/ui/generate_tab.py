@@ -120,7 +120,7 @@ def build(ctx) -> None:
                            elem_id="generate-window")
         context = gr.Dropdown(list(generate.CACHE_T), value=1024, label=TEXT["T"], elem_id="generate-T")
     cache_summary = gr.Markdown(elem_id="generate-cache-summary")
-    cache_table = gr.Dataframe(headers=HEADERS["cache"], interactive=False, label=TEXT["cache_table"],
+    cache_table = gr.Dataframe(headers=HEADERS["cache"], interactive=False, label=TEXT["cache_table"], wrap=True,
                                elem_id="generate-cache-table", elem_classes=["al-big-table"])
     gr.Markdown(TEXT["measured_title"])
     bench = generate.decode_bench()

@@ -39,9 +39,10 @@ def build(ctx) -> None:
     export_button(chart, "model-chart")
     with gr.Row():
         parts = gr.Dataframe(headers=["part", "parameters", "share"], interactive=False, label="Where the parameters are",
-                             elem_classes=["al-big-table"])
-        compare = gr.Dataframe(headers=["", "multi-head (reference)", "this variant"], interactive=False,
-                               label="Against plain multi-head", elem_classes=["al-big-table"])
+                             elem_classes=["al-big-table"], wrap=True, elem_id="model-parts")
+        compare = gr.Dataframe(headers=["", "multi-head (reference)", "this variant"], interactive=False, wrap=True,
+                               label="Against plain multi-head", elem_classes=["al-big-table"], elem_id="model-compare",
+                               column_widths=["40%", "30%", "30%"])  # (fits half of 1024 px: cells wrap)
     with api_accordion():
         payload = gr.JSON(label="JSON (the /model_size API output)", open=False)
         api_call = gr.Button(visible=False)  # the public /model_size endpoint's own (queued) trigger
