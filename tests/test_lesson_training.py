@@ -111,3 +111,34 @@ def test_a_run_still_training_shows_its_curves_so_far_and_its_fraction_done(regi
     finally:
         trainer.close()  # its worker stops; nothing cached
     assert runs.peek(("mask", p)) is None
+
+
+def a_step(state: str) -> fmt.Step:
+    """The one step of a lesson file whose step reads these state lines (checked as `lesson check` would)."""
+    text = f"---\nlesson: panels\ntitle: Panels\nlanguage: en\n---\n## The panel\n{state}\n\nLook.\n"
+    return fmt.parse(text, "panels.md").steps[0]
+
+
+def test_a_step_can_pick_the_scale_runs_loss_panel(monkeypatch):
+    """panel: 3 is the √d run's training loss (its 4th panel, the most of any chart): the range a lesson may name."""
+    *_, run = served.shared_scale_experiment(SMALL_SCALE)
+    s = shown(a_step("view: training\nexperiment: scale\npanel: 3"), monkeypatch, SMALL_SCALE)
+    assert len(s.view["panels"]) == 1 and s.view["panels"][0]["title"] == "Training loss"
+    drawn = {line["name"]: line["y"] for line in s.view["panels"][0]["series"]}
+    assert drawn == {"scores / √d": pytest.approx(run.loss["scaled"]),
+                     "raw scores (no scaling)": pytest.approx(run.loss["unscaled"])}
+    assert fmt.KEYS["panel"].maximum == fmt.PANELS - 1 == len(served.chart("scale", run)["panels"]) - 1
+    with pytest.raises(fmt.LessonError, match=r"panel is a whole number from 0 to 3, not 4"):
+        a_step("view: training\nexperiment: scale\npanel: 4")
+
+
+@pytest.mark.parametrize("view, state, last", [
+    ("training", "experiment: mask\npanel: 1", 0),  # the mask run's one panel
+    ("cost", "panel: 2", 1),  # time and memory
+])
+def test_a_panel_past_the_charts_last_is_one_sentence_not_another_panel(monkeypatch, view, state, last):
+    step = a_step(f"view: {view}\n{state}")
+    monkeypatch.setitem(lesson_training.PARAMS, "mask", ex.MaskParams(steps=20, seed=987654))  # nobody trained it
+    with pytest.raises(lessons.ConfigError) as caught:
+        lessons.show(None, step.view, lessons.state(step))
+    assert str(caught.value) == f"panel={step.state['panel']} is past this chart's last panel; choose 0 to {last}"

@@ -14,7 +14,8 @@ A lesson file (docs/lessons.md has the whole story and an example):
 
     The step's text (Markdown, no HTML): the claim, then what to look at.
 
-Plain Python (no torch, no gradio): the CLI's `lesson check` and the app both read lessons with it.
+What a lesson may say (the views, the state keys and their values) is core.lab.lesson_keys; this module reads a file
+against it. Plain Python (no torch, no gradio): the CLI's `lesson check` and the app both read lessons with it.
 """
 
 from __future__ import annotations
@@ -26,97 +27,33 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-LANGUAGES = ("en", "zh-CN")
-STAGES = ("Q", "K", "V", "scores", "scaled", "masked", "weights", "context", "output")  # = core.lab.steps'
-CARDS = ("softmax-dim", "zero-fill", "mask-dtype", "mask-device", "padding-nan")  # = core.lab.failure_modes.KEYS
-MISTAKES = ("none", "no-transpose", "swap-query-key")  # = core.transfer.MISTAKES
-MODES = ("zero", "uniform")  # = core.lab.ablate.MODES
-D_MODELS = (4, 8, 16, 32, 64)
-EXPERIMENTS = ("mask", "scale")  # = core.serve.lesson_training.PARAMS
-DROPOUT = (0.1, 0.2, 0.3, 0.5)  # a lesson's dropout rates (0.5: the classic chapter's example)
+from .lesson_keys import (
+    CARDS,
+    CONTROL_MAX,
+    D_MODELS,
+    DROPOUT,
+    EXPERIMENTS,
+    KEYS,
+    LANGUAGES,
+    MISTAKES,
+    MODES,
+    PANEL_PAST,
+    PANELS,
+    RANDOM,
+    STAGES,
+    VIEWS,
+    Key,
+    View,
+)
+
+__all__ = [  # the tables (core.lab.lesson_keys), re-exported: code reads them as lesson_format.X too
+    "CARDS", "CONTROL_MAX", "D_MODELS", "DROPOUT", "EXPERIMENTS", "KEYS", "LANGUAGES", "MISTAKES", "MODES",
+    "PANEL_PAST", "PANELS", "RANDOM", "STAGES", "VIEWS", "Key", "View",
+    "MAX_TEXT", "NAME", "Lesson", "LessonError", "Step", "parse", "read", "safe_markdown", "value",
+]
+
 MAX_TEXT = 4096
 NAME = re.compile(r"[a-z0-9][a-z0-9-]{0,39}\Z")
-
-
-@dataclass(frozen=True)
-class Key:
-    """One state key: its kind ('text', 'bool', 'int', 'choice', 'json', 'list'), range or choices, what it sets."""
-
-    kind: str
-    help: str
-    minimum: int | None = None
-    maximum: int | None = None
-    choices: tuple[Any, ...] = ()
-
-
-KEYS: dict[str, Key] = {
-    "sentence": Key("text", "the sentence the view reads (the trained model knows only its corpus's words)"),
-    "variant": Key("variant", "an attention variant by name (`attention-lab plugins` lists them)"),
-    "causal": Key("bool", "the causal mask on (true) or off (false)"),
-    "scaled": Key("bool", "scores divided by √d_head (true) or not (false)"),
-    "heads": Key("int", "number of heads (must divide d_model)", 1, 8),
-    "d_model": Key("choice", "model width", choices=D_MODELS),
-    "seed": Key("int", "seed of the random weights and token vectors", 0, 2**31 - 1),
-    "options": Key("json", "the variant's options as a JSON object, e.g. {\"window\": 3}"),
-    "row": Key("int", "the query row (token position, from 0) lit when the view opens", 0, 63),
-    "key": Key("int", "the key column (token position) whose weight the check reads", 0, 63),
-    "layer": Key("int", "the trained model's layer", 0, 1),
-    "head": Key("int", "the head shown (the trained model's, or one head of the random layer)", 0, 7),
-    "stage": Key("choice", "the stage of the formula shown", choices=STAGES),
-    "position": Key("int", "the token (position, from 0) that is edited", 0, 63),
-    "replacement": Key("text", "the word put at that position"),
-    "mistake": Key("choice", "a mistake made while copying the weights", choices=MISTAKES),
-    "card": Key("choice", "which spot-the-bug card", choices=CARDS),
-    "mode": Key("choice", "how a head is taken out", choices=MODES),
-    "dropout": Key("choice", "the dropout rate p on the weights, in training mode", choices=DROPOUT),
-    "experiment": Key("choice", "which of the class's training runs: without the causal mask, or without √d",
-                      choices=EXPERIMENTS),
-    "panel": Key("int", "which panel of a chart is shown (0 = the first)", 0, 2),
-    "controls": Key("list", "the controls the step offers (at most three), from the view's controls"),
-}
-
-RANDOM = ("sentence", "variant", "causal", "scaled", "heads", "d_model", "seed", "options")
-
-
-@dataclass(frozen=True)
-class View:
-    """A view a step can show: what it is, the state keys it reads, the controls it can offer."""
-
-    help: str
-    keys: tuple[str, ...]
-    controls: tuple[str, ...] = ()
-
-
-VIEWS: dict[str, View] = {
-    "heatmaps": View("every head's attention weights (the Attention tab), a row lit", (*RANDOM, "row"),
-                     ("causal", "scaled", "sentence")),
-    "mask": View("the mask pattern alone: which key each query may see", ("sentence", "variant", "causal", "options"),
-                 ("causal",)),
-    "stage": View("one stage of the formula for one head (the Step-through tab)", (*RANDOM, "head", "stage", "row"),
-                  ("causal", "scaled", "sentence")),
-    "trained": View("one head of the trained tiny model, a row lit; the check reads row → key",
-                    ("sentence", "layer", "head", "row", "key"), ("sentence",)),
-    "causality": View("edit one token: how much each output row moves (the Causality tab)",
-                      ("sentence", "variant", "causal", "seed", "position", "replacement"), ("causal", "sentence")),
-    "dependency": View("which input each output row depends on, measured with autograd",
-                       ("sentence", "variant", "causal", "seed", "position", "replacement"), ("causal", "sentence")),
-    "three-ways": View("masking three ways: -inf before softmax, zero then renormalise, zero only",
-                       ("sentence", "seed"), ("sentence",)),
-    "sqrt-d": View("why divide by √d: the largest weight (panel 0) or a row's entropy (1) against the width d",
-                   ("panel",)),
-    "transfer": View("copy SelfAttention_v2's weights into _v1 and compare the outputs", ("seed", "mistake"),
-                     ("mistake",)),
-    "failure": View("a spot-the-bug card: the wrong line's weights beside the fix's", ("card",)),
-    "interventions": View("each trained head's weight on its pattern (panel 0), what removing it costs on held-out "
-                          "text (1) and on the word after 它 可能 (2)", ("sentence", "mode", "panel"), ("mode",)),
-    "dropout": View("one head's weights before and after dropout in training mode: links zeroed, the rest scaled "
-                    "by 1/(1-p)", (*RANDOM, "head", "dropout")),
-    "training": View("the class's training run (the Experiments tab), finished or so far: training and honest loss "
-                     "with and without the mask (mask), or the largest weight (panel 0), entropy (1), gradient (2) "
-                     "with and without √d (scale)", ("experiment", "panel")),
-    "cost": View("the square that grows: time (panel 0) and memory (1) against the length T (measured)", ("panel",)),
-}
-CONTROL_MAX = 3
 
 
 class LessonError(ValueError):

@@ -10,8 +10,9 @@ from __future__ import annotations
 
 from typing import Any
 
+from ..config import ConfigError
 from ..lab.experiments import MaskParams, MaskRun, ScaleParams, ScaleRun, mask_summary, scale_summary
-from ..lab.lesson_format import safe_markdown
+from ..lab.lesson_format import PANEL_PAST, safe_markdown
 from ..render.web import stamp
 from . import runs
 from .experiments import chart
@@ -49,7 +50,9 @@ def training(st: dict[str, Any]) -> tuple[dict, str]:
 
 def _panel(kind: str, data: dict, k: int) -> dict:
     """One panel of a chart, with the legend of its own lines (the mask chart's under a title a step can fit)."""
-    panel = data["panels"][min(k, len(data["panels"]) - 1)]
+    if k >= len(data["panels"]):  # e.g. panel: 1 of the mask run's one panel: said, never another panel shown
+        raise ConfigError(PANEL_PAST.format(panel=k, last=len(data["panels"]) - 1))
+    panel = data["panels"][k]
     if kind == "mask":
         panel = {**panel, "title": MESSAGES["mask_title"]}
     names = {s["name"] for s in panel["series"]} | {h["name"] for h in panel.get("hlines", ())}

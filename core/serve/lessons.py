@@ -104,7 +104,9 @@ def _fit(data: dict[str, Any], panel: int | None = None, **extra: Any) -> dict[s
     """A tab's view fitted to a lesson's screen: a height budget, larger labels, no head view underneath; of a
     chart, the one panel that proves the step's claim."""
     if data.get("kind") == "chart":
-        panels = data["panels"] if panel is None else data["panels"][min(panel, len(data["panels"]) - 1):][:1]
+        if panel is not None and panel >= len(data["panels"]):  # a silent other panel would contradict the text
+            raise ConfigError(lesson_format.PANEL_PAST.format(panel=panel, last=len(data["panels"]) - 1))
+        panels = data["panels"] if panel is None else data["panels"][panel:panel + 1]
         return {**data, "panels": panels, "height": HEIGHT, "window_reserve": RESERVE, "columns": 1, **extra}
     heads = len(data.get("heads", ()))
     if data.get("softmax"):  # the step's settings, as the server computed them: never the Attention tab's switches
