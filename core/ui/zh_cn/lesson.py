@@ -27,6 +27,8 @@ EXACT: dict[str, str] = {
 }
 
 TEMPLATES: list[tuple[str, str]] = [
+    ("panel={panel} is past this chart's last panel; choose 0 to {last}",
+     "panel={panel} 超出了这张图的最后一个面板；请选择 0 到 {last}"),
     ("Training loss without the mask {unmasked} bits per word, with it {masked}; honest loss (each word from its "
      "prefix alone) {unmasked_honest} against {masked_honest}.",
      "训练损失：不加掩码每词 {unmasked} bits，加掩码 {masked}；诚实损失（每个词只根据它的前缀来预测）：不加掩码 "
