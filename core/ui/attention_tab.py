@@ -92,7 +92,8 @@ def build(ctx) -> None:
             for i, e in enumerate(EXAMPLES):  # (no event: the page types the example, see EXAMPLES_JS)
                 gr.Button(e, size="sm", variant="secondary", elem_id=f"example-{i}", elem_classes=["al-example"])
             copy_link = gr.Button(lab_link.TEXT["copy"], size="sm", variant="secondary", elem_id="lab-link-copy",
-                                  elem_classes=["al-link-copy"], scale=0, min_width=0)  # at the row's end: the room the examples leave (no new line)
+                                  elem_classes=["al-link-copy"],
+                                  scale=0, min_width=0)  # at the row's end: the room the examples leave (no new line)
         problem = problem_box("attention-problem")
         heatmaps = view(first.heatmaps, elem_id="attention-heatmaps")  # notes and the check line are drawn in it
         with gr.Row():

@@ -70,11 +70,11 @@ def build(ctx) -> TrainedPanel:
         gr.Markdown(INTRO.format(n=REFERENCE_SENTENCES))
         from .lab_link import TEXT as LINK_TEXT  # (here: lab_link reads this module's switch values)
 
-        with gr.Row(equal_height=True):
+        with gr.Row(equal_height=False):
             sentence = gr.Dropdown(list(EXAMPLES), value=EXAMPLES[0], allow_custom_value=True, scale=1,
                                    label=TEXT["sentence"], elem_id="trained-sentence", elem_classes=["al-example"])
             copy_link = gr.Button(LINK_TEXT["copy"], size="sm", variant="secondary", elem_id="trained-link-copy",
-                                  elem_classes=["al-link-copy"], scale=0, min_width=0)  # a link to this panel
+                                  elem_classes=["al-link-copy"], scale=0, min_width=120)  # one line, by the box
         model = view(None, elem_id="trained-heatmaps")  # the opened head's role and any note are written in it
         export_button(model, "trained")
         with api_accordion():
