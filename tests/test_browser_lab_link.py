@@ -171,3 +171,76 @@ def test_open_in_the_lab_leaves_its_link_in_the_address_bar(browser, app_url):
         drawn(page)
     finally:
         page.context.close()
+
+
+def trained_shown(page) -> list[str]:
+    """The trained panel drawn and shown (the Weights switch on the trained model): its opened head's rows."""
+    page.wait_for_selector("#trained-heatmaps .al-root[data-stamp]:not([data-stamp=''])")
+    page.wait_for_function("() => { const t = document.querySelector('#trained-heatmaps'); return t && t.offsetParent; }")
+    assert page.locator("#weights input[value='trained tiny model']").is_checked()
+    return page.locator("#trained-heatmaps .al-opened-map .al-y .al-label").all_inner_texts()
+
+
+def test_a_trained_link_opens_the_trained_panel_on_its_sentence(browser, app_url):
+    from core.lab.trained_view import EXAMPLES
+
+    sentence = EXAMPLES[5]  # not the panel's first sentence: the link's own is shown
+    page = new_page(browser, f"{app_url}?sentence={quote(sentence)}&weights=trained")
+    try:
+        page.get_by_role("tab", name="Attention", selected=True).wait_for()
+        page.wait_for_function("s => (document.querySelector('#trained-sentence input') || {}).value === s", arg=sentence)
+        page.wait_for_function("n => document.querySelectorAll('#trained-heatmaps .al-opened-map .al-y .al-label')"
+                               ".length === n", arg=len(sentence.split()))
+        assert [t.split(" ", 1)[1] for t in trained_shown(page)] == sentence.split()
+        assert page.locator("#trained-heatmaps .al-warning").count() == 0  # every word known
+    finally:
+        page.context.close()
+    page = new_page(browser, f"{app_url}?sentence=the%20zebra%20slept&weights=trained")
+    try:  # a word the tiny model never saw: said as the panel says it for a typed sentence, the rest drawn
+        page.get_by_role("tab", name="Attention", selected=True).wait_for()
+        page.wait_for_function("() => [...document.querySelectorAll('#trained-heatmaps .al-warning')]"
+                               ".some((w) => w.textContent.includes(\"'zebra'\"))")
+        assert "never saw" in page.locator("#trained-heatmaps .al-warning").first.inner_text()
+        assert [t.split(" ", 1)[1] for t in trained_shown(page)] == ["the", "zebra", "slept"]
+    finally:
+        page.context.close()
+
+
+def test_open_in_the_lab_from_a_trained_step_leaves_a_trained_link(browser, app_url):
+    page = new_page(browser, f"{app_url}?lesson=chapter&step=1")
+    try:
+        page.wait_for_function("() => (document.getElementById('lesson') || {dataset: {}}).dataset.step === '1'")
+        page.locator("#lesson-lab").click()
+        page.wait_for_function("() => location.search.includes('weights=trained')")
+        query = parse_qs(urlsplit(page.url).query)
+        assert query["weights"] == ["trained"] and query["tab"] == ["attention"] and "lesson" not in query
+        page.reload()
+        page.get_by_role("tab", name="Attention", selected=True).wait_for()
+        page.wait_for_function("s => (document.querySelector('#trained-sentence input') || {}).value === s",
+                               arg=query["sentence"][0])
+        trained_shown(page)
+        page.wait_for_function("() => [...document.querySelectorAll("
+                               "'#trained-heatmaps .al-opened-map .al-y .al-label.al-on')].map((e) => e.textContent)"
+                               ".join('|') === '4 它'")
+    finally:
+        page.context.close()
+
+
+def test_copy_link_while_the_trained_model_is_shown_writes_weights_trained(browser, app_url):
+    from core.lab.trained_view import EXAMPLES
+    from core.ui import attention_tab
+
+    page = new_page(browser, app_url)
+    try:
+        open_tab(page, "Attention")
+        drawn(page)
+        page.get_by_text("trained tiny model", exact=True).click()
+        trained_shown(page)
+        sentence = page.locator("#trained-sentence input").input_value()
+        page.locator("#trained-link-copy").click()
+        page.locator(".al-link-pop.al-shown").wait_for()
+        query = {k: v[0] for k, v in parse_qs(urlsplit(page.locator("#lab-link-url").input_value()).query).items()}
+        assert query["weights"] == "trained" and query["sentence"] == sentence and query["tab"] == "attention"
+        assert sentence == EXAMPLES[0] and sentence != attention_tab.SENTENCE  # the trained panel's, not the other's
+    finally:
+        page.context.close()

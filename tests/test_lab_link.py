@@ -9,7 +9,7 @@ import pytest
 
 from core.lab.text import MAX_CHARS
 from core.registry import load_registry
-from core.ui import i18n, lab_link
+from core.ui import i18n, lab_link, trained_panel
 
 D_MODELS = (4, 8, 16, 32, 64)
 
@@ -55,6 +55,7 @@ BAD = {
     "sentence": ("x" * (MAX_CHARS + 1), f"sentence is longer than {MAX_CHARS:,} characters"),
     "options": ('{"windo": 3}', "unknown option 'windo'; this variant takes no options"),
     "tab": ("settings", "tab='settings' is not a tab a link opens; choose 'attention', 'step' or 'causality'"),
+    "weights": ("Trained", "weights='Trained' is not a Weights switch a link sets; choose 'random' or 'trained'"),
 }
 
 
@@ -64,9 +65,26 @@ def test_a_bad_value_is_skipped_with_its_sentence_and_the_rest_is_kept(variants,
     params = {"sentence": "the dog ran", "heads": "4", key: raw}
     link = read(params, variants)
     assert len(link.problems) == 1 and link.problems[0].startswith(sentence), link.problems
-    assert key not in link.values and (key == "tab" or link.tab is None)
+    assert key not in link.values and (key == "tab" or link.tab is None) and link.weights is None
     kept = {k: v for k, v in {"sentence": "the dog ran", "heads": 4}.items() if k != key}
     assert {k: link.values[k] for k in kept} == kept
+
+
+@pytest.mark.parametrize("weights", ["trained", "random"])
+def test_the_weights_key_sets_the_weights_switch_and_keeps_the_sentence(variants, weights):
+    link = read({"sentence": "合同 违约金 过高 ， 它 可能 存在 风险", "weights": weights, "tab": "attention"}, variants)
+    assert link.weights == weights and not link.problems and link.tab == "attention"
+    assert link.values == {"sentence": "合同 违约金 过高 ， 它 可能 存在 风险"}  # (the weights are no Attention input)
+    assert lab_link.WEIGHTS[weights] == {"trained": trained_panel.TRAINED, "random": trained_panel.RANDOM}[weights]
+    assert read({"weights": weights}, variants).weights == weights  # alone, too
+    assert read({"lesson": "chapter", "weights": weights}, variants) == lab_link.Link()  # a lesson link wins
+
+
+def test_the_copy_link_writes_weights_only_when_the_trained_model_is_shown():
+    js = lab_link.copy_js("trained-link-copy")
+    assert f'switch_ === "{trained_panel.TRAINED}" ? "trained" : undefined' in js
+    assert 'getElementById("trained-link-copy")' in js and "TRAINED" not in js and "BUTTON" not in js
+    assert "weights}" in lab_link.replace_js({"trained": "attention_tab"})  # Open in the lab keeps it too
 
 
 def test_options_are_checked_against_the_links_own_variant(variants):
@@ -84,7 +102,7 @@ def test_every_problem_is_said_in_one_sentence_in_the_pages_language(variants):
     assert len(link.problems) == len(BAD)
     english = lab_link.said(link.problems)
     assert english.startswith("Not taken from the link: ") and english.endswith(".")
-    assert english.count("; tab=") == 1 and "\n" not in english
+    assert english.count("; tab=") == 1 and english.count("; weights=") == 1 and "\n" not in english
     with i18n.speaking("zh-CN"):
         chinese = lab_link.said(link.problems)
     assert chinese.startswith("链接中这些设置没有采用：") and chinese.endswith("。")

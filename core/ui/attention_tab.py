@@ -92,6 +92,7 @@ def build(ctx) -> None:
             for i, e in enumerate(EXAMPLES):  # (no event: the page types the example, see EXAMPLES_JS)
                 gr.Button(e, size="sm", variant="secondary", elem_id=f"example-{i}", elem_classes=["al-example"])
             copy_link = gr.Button(lab_link.TEXT["copy"], size="sm", variant="secondary", elem_id="lab-link-copy",
+                                  elem_classes=["al-link-copy"],
                                   scale=0, min_width=0)  # at the row's end: the room the examples leave (no new line)
         problem = problem_box("attention-problem")
         heatmaps = view(first.heatmaps, elem_id="attention-heatmaps")  # notes and the check line are drawn in it
@@ -122,7 +123,8 @@ def build(ctx) -> None:
     names = list(controls)  # the variants with an option group, in the groups' order
     flat_controls = [c for ctrls in controls.values() for c in ctrls]
     inputs = [sentence, variant, causal, scaled, n_heads, d_model, seed, options]
-    lab_link.wire_copy(copy_link, inputs)  # the address of this state, built and copied in the page
+    lab_link.wire_copy(copy_link, [*inputs, weights])  # the address of this state, built and copied in the page
+    lab_link.wire_copy(trained.copy_link, [trained.sentence, *inputs[1:], weights])  # ... with weights=trained
     ctx.shared["attention_option_controls"] = controls  # a lab link sets its variant's own controls too
     api_outputs = [heatmaps, mask, check, note, payload]  # the public /attention endpoint's, as documented
     outputs = [heatmaps, mask]  # the page's: the API panel's note and JSON only while it is open

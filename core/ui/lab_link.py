@@ -1,8 +1,9 @@
 """A lab link: the Attention tab's settings and a lab tab in the page's address, so a view can be shared.
 
-`?sentence=…&variant=…&causal=…&scaled=…&heads=…&d_model=…&seed=…&options=…&tab=…`, every key optional (docs/app.md,
-"Sharing a view as a link"). Each value is checked on its own: one the lab cannot take is skipped and said, the
-page opens on the rest. `?lesson=` wins. The page writes such a link itself (Copy link, Open in the lab).
+`?sentence=…&variant=…&causal=…&scaled=…&heads=…&d_model=…&seed=…&options=…&weights=…&tab=…`, every key optional
+(docs/app.md, "Sharing a view as a link"). Each value is checked on its own: one the lab cannot take is skipped and
+said, the page opens on the rest. `weights=trained` opens the Weights switch on the trained tiny model, its panel on
+the link's sentence. `?lesson=` wins. The page writes such a link itself (Copy link, Open in the lab).
 """
 
 from __future__ import annotations
@@ -19,10 +20,11 @@ from core.config import AttentionConfig, ConfigError, choices_text, parse_option
 from core.lab.session import MAX_OPTIONS_CHARS, seed_value, switch
 from core.lab.text import MAX_CHARS, text_field
 
-from . import i18n
+from . import i18n, trained_panel
 from .common import sentence_of
 
 KEYS = ("sentence", "variant", "causal", "scaled", "heads", "d_model", "seed", "options")  # the Attention inputs' order
+WEIGHTS = {"random": trained_panel.RANDOM, "trained": trained_panel.TRAINED}  # -> the Weights switch's value
 TABS = {"attention": "attention_tab", "step": "step_tab", "causality": "causality_tab"}  # they take its settings
 FLAGS = {"true": True, "1": True, "false": False, "0": False}
 TEXT = {"copy": "Copy link", "done": "Link copied", "fallback": "Copy this link:", "field": "Link to this view",
@@ -32,17 +34,19 @@ MESSAGES = {
     "long": "sentence is longer than {n} characters, more than the lab reads",
     "variant": "variant={name} is not registered; choose one of: {known}",
     "tab": "tab={tab} is not a tab a link opens; choose {tabs}",
+    "weights": "weights={value} is not a Weights switch a link sets; choose 'random' or 'trained'",
 }
 WARNING_SECONDS = 15
 
 
 @dataclass(frozen=True)
 class Link:
-    """What a link's address holds that the lab takes: values by key, the tab, and why any other was skipped."""
+    """What a link's address holds that the lab takes: values by key, the tab, the weights, and why any other was skipped."""
 
     values: dict[str, Any] = field(default_factory=dict)  # key (KEYS) -> the value its control takes
     options: dict[str, Any] = field(default_factory=dict)  # the variant's options, checked, as its controls take them
     tab: str | None = None  # a name of TABS
+    weights: str | None = None  # a name of WEIGHTS
     problems: tuple[str, ...] = ()  # one sentence per value skipped
 
 
@@ -78,7 +82,11 @@ def read(params: Mapping[str, Any], variants: Mapping[str, Any], heads: tuple[in
     if tab is not None and tab not in TABS:
         problems.append(MESSAGES["tab"].format(tab=_quoted(tab), tabs=choices_text(repr(t) for t in TABS)))
         tab = None
-    return Link(values, options, tab, tuple(problems))
+    weights = params.get("weights")
+    if weights is not None and weights not in WEIGHTS:
+        problems.append(MESSAGES["weights"].format(value=_quoted(str(weights))))
+        weights = None
+    return Link(values, options, tab, weights, tuple(problems))
 
 
 def said(problems: Iterable[str]) -> str:
@@ -160,8 +168,9 @@ LINK_JS = """((v, tab) => {
 # Copy link: the address of what the Attention tab shows, to the clipboard when the page may write it (https or
 # localhost), else in a read-only field, selected; a short confirmation that fades. Drawn in the page's own
 # element (text and value only: a sentence is never read as HTML), never an output of an event.
-COPY_JS = """(sentence, variant, causal, scaled, heads, d_model, seed, options) => {
-  const url = LINK({sentence, variant, causal, scaled, heads, d_model, seed, options}, "attention");
+COPY_JS = """(sentence, variant, causal, scaled, heads, d_model, seed, options, switch_) => {
+  const weights = switch_ === TRAINED ? "trained" : undefined;  // written only when the trained model is shown
+  const url = LINK({sentence, variant, causal, scaled, heads, d_model, seed, options, weights}, "attention");
   const say = TEXT[(document.documentElement.lang || "").toLowerCase().startsWith("zh") ? 1 : 0];
   let pop = document.getElementById("lab-link-pop");
   if (!pop) {
@@ -179,7 +188,7 @@ COPY_JS = """(sentence, variant, causal, scaled, heads, d_model, seed, options) 
     const hide = () => pop.classList.remove("al-shown");
     document.addEventListener("keydown", (e) => { if (e.key === "Escape") hide(); });
     document.addEventListener("pointerdown", (e) => {
-      if (!pop.contains(e.target) && !(e.target.closest && e.target.closest("#lab-link-copy"))) hide();
+      if (!pop.contains(e.target) && !(e.target.closest && e.target.closest(".al-link-copy"))) hide();
     });
   }
   const [note, box] = pop.children;
@@ -187,7 +196,7 @@ COPY_JS = """(sentence, variant, causal, scaled, heads, d_model, seed, options) 
   box.setAttribute("aria-label", say.field);
   const show = (text, stays) => {
     note.textContent = text;
-    const b = document.getElementById("lab-link-copy"), r = b ? b.getBoundingClientRect() : {right: innerWidth, bottom: 0};
+    const b = document.getElementById(BUTTON), r = b ? b.getBoundingClientRect() : {right: innerWidth, bottom: 0};
     pop.style.top = (r.bottom + scrollY + 4) + "px";
     pop.style.left = Math.max(8, Math.min(r.right, document.documentElement.clientWidth - 8) - pop.offsetWidth) + scrollX + "px";
     pop.classList.add("al-shown");
@@ -200,25 +209,37 @@ COPY_JS = """(sentence, variant, causal, scaled, heads, d_model, seed, options) 
 }"""
 
 
-def copy_js() -> str:
-    """The Copy link button's page code, its words in both languages (the page picks by <html lang>)."""
+def copy_js(button: str = "lab-link-copy") -> str:
+    """The Copy link button's page code, its words in both languages (the page picks by <html lang>); the link's
+    note is placed under `button` (an element id: each side of the Weights switch has its own button)."""
     words = [dict(TEXT), {k: i18n.tr(v, "zh-CN") for k, v in TEXT.items()}]
-    return COPY_JS.replace("LINK", LINK_JS, 1).replace("TEXT", json.dumps(words, ensure_ascii=False), 1)
+    return (COPY_JS.replace("LINK", LINK_JS, 1).replace("TEXT", json.dumps(words, ensure_ascii=False), 1)
+            .replace("BUTTON", json.dumps(button), 1).replace("TRAINED", json.dumps(trained_panel.TRAINED), 1))
 
 
 def wire_copy(button: gr.Button, inputs: list) -> None:
-    """Copy link: built in the page from the inputs' values (no round trip, no output for later events to walk)."""
-    button.click(None, inputs, None, js=copy_js(), queue=False)
+    """Copy link: built in the page from the inputs' values (no round trip, no output for later events to walk);
+    `inputs`: a sentence, the Attention tab's other KEYS, then the Weights switch."""
+    button.click(None, inputs, None, js=copy_js(button.elem_id or "lab-link-copy"), queue=False)
 
 
 def wire_reader(ctx, inputs: list, controls: dict[str, list], order: list[str]) -> None:
-    """When the page opens: the link's values into the Attention tab's inputs and its variant's own controls, then
-    the link's tab (the Attention tab by default) opened; the skipped values said in one warning."""
+    """When the page opens: the link's values into the Attention tab's inputs and its variant's own controls, the
+    Weights switch (and, when trained, the trained panel's sentence: the switch's change then fills the panel, as
+    the switch's own click does), then the link's tab (the Attention tab by default) opened; the skipped values
+    said in one warning."""
     registry, heads, d_model = ctx.registry, inputs[4], inputs[5]
     flat = [(name, o.name) for name, own in controls.items() for o in registry.get(name).options[:len(own)]]
+    switched = list(ctx.shared.get("attention_weights", ()))  # the Weights switch and the trained panel's sentence
+
+    def weighed(link: Link) -> tuple:
+        if link.weights is None:
+            return tuple(gr.skip() for _ in switched)
+        trained = link.weights == "trained" and "sentence" in link.values
+        return (WEIGHTS[link.weights], link.values["sentence"] if trained else gr.skip())[:len(switched)]
 
     def opened(request: gr.Request) -> tuple:
-        skip = tuple(gr.skip() for _ in [*inputs, *flat])
+        skip = tuple(gr.skip() for _ in [*inputs, *flat, *switched])
         try:
             params = dict(getattr(request, "query_params", {}) or {})
             link = read(params, registry.variants, (int(heads.minimum), int(heads.maximum)),
@@ -228,7 +249,8 @@ def wire_reader(ctx, inputs: list, controls: dict[str, list], order: list[str]) 
                            title=i18n.tr(TEXT["warning"]))
             chosen = link.values.get("variant", inputs[1].value) if "options" in link.values else None
             return (*(link.values.get(k, gr.skip()) for k in KEYS),
-                    *(link.options[o] if v == chosen and o in link.options else gr.skip() for v, o in flat))
+                    *(link.options[o] if v == chosen and o in link.options else gr.skip() for v, o in flat),
+                    *weighed(link))
         except Exception as exc:  # a bug: logged, and the page opens as if there were no link
             sentence_of(exc, "lab link")
             return skip
@@ -236,25 +258,28 @@ def wire_reader(ctx, inputs: list, controls: dict[str, list], order: list[str]) 
     tabs = {name: order.index(module) for name, module in TABS.items() if module in order}
     js = """() => {
       const q = new URLSearchParams(location.search), keys = KEYS, tabs = TABS;
-      if (q.has("lesson") || !["tab", ...keys].some((k) => q.has(k))) return;
+      if (q.has("lesson") || !["tab", "weights", ...keys].some((k) => q.has(k))) return;
       const s = q.get("sentence");
       if (s && s.trim() && [...s].length <= MAX) window.AttnLabZhSentence = true;  // a Chinese page keeps it
       const t = q.get("tab"), b = document.querySelectorAll('[role="tab"]')[Object.hasOwn(tabs, t) ? tabs[t] : tabs.attention];
       if (b) b.click();
     }""".replace("KEYS", json.dumps(KEYS)).replace("TABS", json.dumps(tabs)).replace("MAX", str(MAX_CHARS))
     own = [c for cs in controls.values() for c in cs]
-    ctx.shared["demo"].load(opened, None, [*inputs, *own], api_visibility="private", show_progress="hidden").then(
+    ctx.shared["demo"].load(opened, None, [*inputs, *own, *switched], api_visibility="private", show_progress="hidden").then(
         None, None, None, js=js)
 
 
 def replace_js(tabs: Mapping[str, str]) -> str:
-    """Open in the lab's page code, after it: the address bar holds the lab link of that state (a teacher copies
-    it from the browser). `tabs`: a lesson view -> the tab module it continues in."""
+    """Open in the lab's page code, after it: the address bar holds the lab link of that state, weights=trained when
+    the step shows the trained model (a teacher copies it from the browser). `tabs`: a lesson view -> the tab module
+    it continues in."""
     names = {view: next((n for n, m in TABS.items() if m == module), None) for view, module in tabs.items()}
     return """(lab) => {
       if (!lab || !lab.sentence) return;
       const o = lab.options && Object.keys(lab.options).length ? JSON.stringify(lab.options) : undefined;
+      const weights = lab.weights === "trained" ? "trained" : undefined;  // the step's trained model, kept
       const url = LINK({sentence: lab.sentence, variant: lab.variant, causal: lab.causal, scaled: lab.scaled,
-                        heads: lab.heads, d_model: lab.d_model, seed: lab.seed, options: o}, NAMES[lab.view || "heatmaps"]);
+                        heads: lab.heads, d_model: lab.d_model, seed: lab.seed, options: o, weights},
+                       NAMES[lab.view || "heatmaps"]);
       history.replaceState(history.state, "", url);
     }""".replace("LINK", LINK_JS, 1).replace("NAMES", json.dumps(names))

@@ -48,6 +48,7 @@ class TrainedPanel:
     inputs: list
     outputs: list
     filled: list  # the sliders, then the outputs
+    copy_link: gr.Button  # Copy link while the trained model is shown (the random side's is in its own column)
 
     def warm(self) -> None:
         """Load the tiny model, measure its heads and build the opening view before anyone asks."""
@@ -67,8 +68,13 @@ def build(ctx) -> TrainedPanel:
     last_layer, last_head = last_layer_and_head()
     with gr.Column(visible=False) as column:
         gr.Markdown(INTRO.format(n=REFERENCE_SENTENCES))
-        sentence = gr.Dropdown(list(EXAMPLES), value=EXAMPLES[0], allow_custom_value=True,
-                               label=TEXT["sentence"], elem_id="trained-sentence", elem_classes=["al-example"])
+        from .lab_link import TEXT as LINK_TEXT  # (here: lab_link reads this module's switch values)
+
+        with gr.Row(equal_height=False):
+            sentence = gr.Dropdown(list(EXAMPLES), value=EXAMPLES[0], allow_custom_value=True, scale=1,
+                                   label=TEXT["sentence"], elem_id="trained-sentence", elem_classes=["al-example"])
+            copy_link = gr.Button(LINK_TEXT["copy"], size="sm", variant="secondary", elem_id="trained-link-copy",
+                                  elem_classes=["al-link-copy"], scale=0, min_width=120)  # one line, by the box
         model = view(None, elem_id="trained-heatmaps")  # the opened head's role and any note are written in it
         export_button(model, "trained")
         with api_accordion():
@@ -86,4 +92,4 @@ def build(ctx) -> TrainedPanel:
         api_name="trained_attention", concurrency_id=CPU_GROUP, concurrency_limit=CPU_LIMIT,
         trigger_mode="always_last", show_progress="minimal",
     )
-    return TrainedPanel(column, sentence, inputs, outputs, [layer, head, *outputs])
+    return TrainedPanel(column, sentence, inputs, outputs, [layer, head, *outputs], copy_link)

@@ -227,6 +227,8 @@ TEMPLATES: list[tuple[str, str]] = [
     ("variant='{name}' is not registered; choose one of: {known}", "变体 '{name}' 没有注册；请从这些中选一个：{known}"),
     ("tab={tab} is not a tab a link opens; choose 'attention', 'step' or 'causality'",
      "tab={tab} 不是链接能打开的标签页；请选择 'attention'、'step' 或 'causality'"),
+    ("weights={value} is not a Weights switch a link sets; choose 'random' or 'trained'",
+     "weights={value} 不是链接能设置的权重开关；请选择 'random' 或 'trained'"),
 ]
 
 PHRASES: dict[str, str] = {
