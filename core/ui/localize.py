@@ -51,10 +51,18 @@ def translated(block: Any, value: Any) -> Any:
     if isinstance(block, gr.Textbox) and block.interactive is not False:
         return value  # what a person typed (or an options box an event writes) is theirs
     if isinstance(value, dict) and value.get("__type__") == "update":
-        return {k: (translated(block, v) if k in _UPDATE_TEXT else v) for k, v in value.items()}
+        return {k: (translated(block, v) if k in _UPDATE_TEXT and not (k == "value" and _choosing(block)) else v)
+                for k, v in value.items()}
+    if _choosing(block):
+        return value  # a choice's value is a code ("trained tiny model"): its label is what is translated
     if isinstance(block, gr.Dataframe) and isinstance(value, list) and isinstance(block.headers, list):
         return {"headers": _walk(list(block.headers)), "data": _walk(value)}  # the table's static headers too
     return _walk(value)
+
+
+def _choosing(block: Any) -> bool:
+    """A component whose value is one of its choices (translating it would match none of them)."""
+    return isinstance(block, (gr.Radio, gr.Dropdown, gr.CheckboxGroup))
 
 
 def _walk(value: Any) -> Any:
