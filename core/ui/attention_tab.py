@@ -112,7 +112,7 @@ def build(ctx) -> None:
             api_call = gr.Button(visible=False)  # the public /attention endpoint's own (queued) trigger
             api_shown = gr.Textbox("closed", visible=False)  # "open <time>" while the panel is open
 
-    trained = trained_panel.build(ctx)
+    trained = trained_panel.build(ctx, lab_link.TEXT["copy"])
     weights.change(  # switched by the page itself: a container among an event's outputs costs every later event
         None, weights, [random_view, trained.column],
         js=f"(w) => [{{__type__: 'update', visible: w === {json.dumps(trained_panel.RANDOM)}}}, "

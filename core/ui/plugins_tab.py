@@ -15,6 +15,7 @@ from core.kit.report import (
     variant_rows,
 )
 from core.registry import Registry
+from core.render.tables import equal_widths
 from core.serve import plugins
 
 from .common import CPU_GROUP, CPU_LIMIT, user_errors
@@ -50,7 +51,7 @@ def reload(registry: Registry) -> tuple[str, list[list[str]], list[list[str]], l
 def _table(headers: list[str], rows: list[list[str]], label: str, elem_id: str, visible: bool = True) -> gr.Dataframe:
     return gr.Dataframe(value=rows, headers=headers, datatype="str", interactive=False, wrap=True,
                         label=label, elem_id=elem_id, visible=visible, elem_classes=["al-break-table"],
-                        column_widths=[f"{100 / len(headers):.2f}%"] * len(headers))  # (fits 1024 px: cells wrap)
+                        column_widths=equal_widths(len(headers)))  # (fits 1024 px: cells wrap)
 
 
 def build(ctx) -> None:

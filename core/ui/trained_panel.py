@@ -63,17 +63,16 @@ class TrainedPanel:
         return (layer, head, *show(sentence, layer, head))
 
 
-def build(ctx) -> TrainedPanel:
-    """A hidden column; nothing is loaded until the switch first shows it (fast start-up)."""
+def build(ctx, copy_label: str) -> TrainedPanel:
+    """A hidden column; nothing is loaded until the switch first shows it (fast start-up). copy_label: the Copy
+    link button's words (core.ui.lab_link's, which reads this module's switch values: no import back)."""
     last_layer, last_head = last_layer_and_head()
     with gr.Column(visible=False) as column:
         gr.Markdown(INTRO.format(n=REFERENCE_SENTENCES))
-        from .lab_link import TEXT as LINK_TEXT  # (here: lab_link reads this module's switch values)
-
         with gr.Row(equal_height=False):
             sentence = gr.Dropdown(list(EXAMPLES), value=EXAMPLES[0], allow_custom_value=True, scale=1,
                                    label=TEXT["sentence"], elem_id="trained-sentence", elem_classes=["al-example"])
-            copy_link = gr.Button(LINK_TEXT["copy"], size="sm", variant="secondary", elem_id="trained-link-copy",
+            copy_link = gr.Button(copy_label, size="sm", variant="secondary", elem_id="trained-link-copy",
                                   elem_classes=["al-link-copy"], scale=0, min_width=120)  # one line, by the box
         model = view(None, elem_id="trained-heatmaps")  # the opened head's role and any note are written in it
         export_button(model, "trained")
