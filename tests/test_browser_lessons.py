@@ -219,4 +219,7 @@ def test_heads_too_small_side_by_side_become_one_focused_head_with_thumbnails(pa
     thumbs.nth(0).focus()
     page.keyboard.press("Enter")  # a keyboard picks a head too (and Enter moves no step)
     page.wait_for_function("() => document.querySelector('#lesson-view .al-head').dataset.head === '0'")
+    assert page.evaluate("() => document.activeElement.dataset.thumb") == "0"  # the keyboard stays on it
     at_step(page, name, k)
+    page.locator("body").press("ArrowRight")  # the clicker still moves on after a head was picked
+    at_step(page, name, k + 1)

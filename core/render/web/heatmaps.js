@@ -192,7 +192,9 @@
     const labelled = (z) => rows.length > 24 || z.lay.cell * 1.001 >= z.px * A.axes.LABEL_PITCH;
     const focus = data.focus && heads.length > 1 && !labelled(sz) && A.thumbStrip; // (a lesson's screen)
     if (focus) { // one head big with every label, the others as thumbnails beside it: a click focuses one
-      if (!(Number.isInteger(state.focus) && state.focus < heads.length)) state.focus = 0;
+      const shape = rows.join("\u0000") + "\u0001" + heads.length; // another sentence or step: head 0 again
+      if (state.focusOf !== shape || !(Number.isInteger(state.focus) && state.focus < heads.length)) state.focus = 0;
+      state.focusOf = shape;
       order = [state.focus];
       sz = fitted(W - A.thumbStripWidth(heads.length) - GAP, 1, 1);
     }
@@ -271,6 +273,8 @@
       if (focus && r === 0) line.appendChild(A.thumbStrip(heads, data, cmap, state.focus, (h) => {
         state.focus = h;
         A.views.heatmaps(root, data, ctx);
+        const again = root.querySelector(`.al-thumb[data-thumb="${h}"]`);
+        if (again) again.focus(); // (a keyboard stays on the thumbnail it pressed)
       }, titleH + rows.length * cell + xLabelH(cell))); // (no taller than the focused head)
       grid.appendChild(line);
       if (xTitleRow) { // heads narrower than "key (attended to)": one title under the row, not one cut per head
