@@ -11,19 +11,19 @@ from __future__ import annotations
 
 import hashlib
 import re
-from collections.abc import Iterator
-from contextlib import contextmanager
-from contextvars import ContextVar
 from functools import lru_cache
 from typing import Any
 
 import gradio as gr
 
+from core.i18n import SOURCE, current, languages, lookup, normal, speaking
+
 from .zh_cn import EXACT, KEEP, PHRASES, TEMPLATES
 
-LOCALES = ("en", "zh-CN")
+__all__ = ["current", "speaking", "normal", "LOCALES"]
+
+LOCALES = languages()  # English, then one per catalogue in core/locales
 COOKIE = "lab_lang"
-_locale: ContextVar[str] = ContextVar("lab_locale", default="en")
 
 # Kept in step with <html lang> (which Gradio sets from the browser and from its Settings switch), so the
 # server learns the language of the page with every request. Loaded once, in the page's <head>.
@@ -37,37 +37,18 @@ LANG_SCRIPT = f"""<script>(function () {{
 }})();</script>"""
 
 
-def normal(lang: str | None) -> str:
-    """A browser's language tag -> one of LOCALES (any Chinese reads 简体中文; anything else English)."""
-    return "zh-CN" if (lang or "").strip().lower().startswith("zh") else "en"
-
-
 def locale_of(request: Any) -> str:
     """The language a request's page shows: the cookie the page keeps, else the browser's Accept-Language."""
     if isinstance(request, list):  # a batch: its first request speaks for it
         request = request[0] if request else None
     if request is None:
-        return "en"
+        return SOURCE
     cookies = getattr(request, "cookies", None) or {}
     if cookies.get(COOKIE):
         return normal(cookies[COOKIE])
     headers = getattr(request, "headers", None) or {}
-    first = (headers.get("accept-language") or "").split(",")[0]
+    first = (headers.get("accept-language") or "").split(",")[0].split(";")[0]
     return normal(first)
-
-
-@contextmanager
-def speaking(locale: str) -> Iterator[None]:
-    """Within this block, tr() answers in locale (an event's thread and the threads it starts)."""
-    token = _locale.set(normal(locale))
-    try:
-        yield
-    finally:
-        _locale.reset(token)
-
-
-def current() -> str:
-    return _locale.get()
 
 
 # ---- translating one text -------------------------------------------------------------------------------
@@ -160,9 +141,13 @@ def _phrases(text: str) -> str:
 
 def tr(text: str, locale: str | None = None) -> str:
     """text in the request's language (or locale's); unchanged when it is English or has no translation."""
-    if (locale or current()) != "zh-CN" or not isinstance(text, str):
+    lang = locale or current()
+    if lang == SOURCE or not isinstance(text, str):
         return text
-    return zh(text) or text
+    found = lookup(text, lang)
+    if found is not text:
+        return found
+    return (zh(text) or text) if lang == "zh-CN" else text
 
 
 def missing(text: str) -> bool:
@@ -183,7 +168,8 @@ KEYS = gr.I18n()  # documented: calling a gr.I18n makes a key the page translate
 
 
 def static(text: Any) -> Any:
-    """A static English text as a translation key the page resolves; anything else unchanged."""
+    """A static text (a label, a tab's title, a button) as a translation key the page resolves in its own language:
+    the msgid, marked for extraction (core.i18n.KEYWORDS); anything that is not text unchanged."""
     if isinstance(text, str) and re.search(r"[A-Za-z]", text) and not text.startswith("__i18n__"):
         _ENGLISH[key(text)] = text
         return KEYS(key(text))
@@ -195,11 +181,11 @@ def english(value: Any) -> Any:
     return _ENGLISH.get(getattr(value, "key", None), value) if not isinstance(value, str) else value
 
 
-def catalogue(texts: set[str]) -> gr.I18n:
-    """gr.I18n holding texts in English and in Chinese (English where a translation is missing)."""
-    en = {key(t): t for t in texts}
-    zh_cn = {key(t): (zh(t) or t) for t in texts}
-    return gr.I18n(en=en, **{"zh-CN": zh_cn})
+def catalogue(texts: set[str] = frozenset()) -> gr.I18n:
+    """gr.I18n holding every static() text (and texts) in every language the app speaks (English where a
+    catalogue lacks one: tests/test_catalogues.py lists those)."""
+    every = set(texts) | set(_ENGLISH.values())
+    return gr.I18n(**{lang: {key(t): tr(t, lang) for t in every} for lang in languages()})
 
 
 def leftover(text: str) -> list[str]:
