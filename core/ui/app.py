@@ -60,10 +60,16 @@ class AppContext:
     tab: gr.Tab | None = None  # the gr.Tab being built: tabs fill themselves on .select (lazy start-up)
     warm: list[Callable[[], Any]] = field(default_factory=list)  # what to compute once the app serves, in order
     shown: Any = None  # the trigger that fires when the page first shows the tab being built (load or select)
+    first: list[tuple[Any, list[Any], Callable[[], Any]]] = field(default_factory=list)  # (tab, outputs, fn)
 
     def __post_init__(self) -> None:
         if self.lab is None:
             self.lab = AppLab(self.registry)  # a third-party variant's requests run in its plugin's worker
+
+    def first_values(self, outputs: list[Any], fn: Callable[[], Any]) -> None:
+        """fn() -> the values of outputs a tab was built with (computed in English): computed again in the page's
+        language when a page in another language first shows the tab being built."""
+        self.first.append((self.tab, list(outputs), fn))
 
 
 # What one person can make the server keep (see docs/reliability.md for the measured bounds).
@@ -96,7 +102,9 @@ def build_demo(registry: Registry | None = None) -> gr.Blocks:
                 tabs.append((ctx.tab, lang))
         for wire in ctx.shared.pop("after_tabs", []):  # events between tabs, once all are built (open in the lab)
             wire()
-        _first_values_translated(tabs, ctx.shared.get("redrawn_in_chinese", ()))
+        _first_values_in_language(ctx, dict(tabs))
+        _first_values_translated(tabs, {*ctx.shared.get("redrawn_in_chinese", ()),
+                                        *(o for _, outputs, _ in ctx.first for o in outputs)})
         demo.lab_texts = localize(demo)
     gradio_seams.progress_on_one_output(demo, [tab for tab, _ in tabs])  # one per tab: a click paints sooner
     if isinstance(ctx.lab, AppLab):
@@ -107,6 +115,18 @@ def build_demo(registry: Registry | None = None) -> gr.Blocks:
     demo.queue(max_size=clients.QUEUED_MAX, api_open=False)
     gradio_seams.install(demo)  # per-client share, fair order, cheap sessions, the server's limits (see there)
     return demo
+
+
+def _first_values_in_language(ctx: AppContext, langs: dict[gr.Tab, gr.Textbox]) -> None:
+    """Each tab's registered first values, computed in the page's language when a page in another language first
+    shows the tab (an English page runs nothing: it has them)."""
+    for tab, outputs, fn in ctx.first:
+        def first(_, fn=fn, n=len(outputs)):
+            if i18n.current() == i18n.SOURCE:
+                return tuple(gr.skip() for _ in range(n)) if n > 1 else gr.skip()
+            return fn()
+        langs[tab].change(never_raises(first), langs[tab], outputs, queue=False, api_visibility="private",
+                          show_progress="hidden")
 
 
 def _first_values_translated(tabs: list[tuple[gr.Tab, gr.Textbox]], redrawn=()) -> None:

@@ -20,7 +20,7 @@ from core.i18n import SOURCE, current, languages, lookup, normal, speaking
 
 from .zh_cn import EXACT, KEEP, PHRASES, TEMPLATES
 
-__all__ = ["current", "speaking", "normal", "LOCALES"]
+__all__ = ["current", "speaking", "normal", "LOCALES", "SOURCE"]
 
 LOCALES = languages()  # English, then one per catalogue in core/locales
 COOKIE = "lab_lang"
