@@ -354,7 +354,7 @@ def whole_in(name: str, value: Any, low: int, high: int) -> int:
     if isinstance(value, int) and not isinstance(value, bool) and not low <= value <= high:
         raise ConfigError(about(name, value, OUT_OF_RANGE, low=low, high=high))
     if isinstance(value, float) and value == value and abs(value) > 2.0**62:  # inf, or far past any range here
-        raise ConfigError(t(OUT_OF_RANGE[0], name=name, value=f"{value:g}", low=low, high=high))
+        raise ConfigError(t(OUT_OF_RANGE[0], name=name, value=format(value, "g"), low=low, high=high))
     number = whole(name, value)
     if not low <= number <= high:
         raise ConfigError(t(OUT_OF_RANGE[0], name=name, value=number, low=low, high=high))

@@ -43,7 +43,7 @@ def entry_point_hint() -> str:
     return t("plugins are found through the entry-point group '{group}': add a line such as `{line}` under {section} "
              "in the plugin's pyproject.toml and reinstall it with `attention-lab install -e PATH`",
              group=hookspecs.PROJECT, line='my-plugin = "my_module"',
-             section=f"[project.entry-points.{hookspecs.PROJECT}]")
+             section="[project.entry-points." + hookspecs.PROJECT + "]")
 
 
 @dataclass(frozen=True)

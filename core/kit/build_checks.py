@@ -87,4 +87,4 @@ def check_scaling_declared(s: Subject) -> None:
                             "control"))
     if not s.variant.uses_scaling and largest > ATOL:
         raise CheckFailed(t("the variant declares uses_scaling=False, but config.scaled changes the output by {diff}",
-                            diff=f"{largest:.2g}"))
+                            diff=format(largest, ".2g")))

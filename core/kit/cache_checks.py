@@ -28,7 +28,7 @@ def check_cached_decoding(s: Subject) -> None:
                 if cached.shape != full.shape or not allclose(cached, full, atol=ATOL, rtol=RTOL):
                     diff = (cached - full).abs().max().item() if cached.shape == full.shape else float("nan")
                     raise CheckFailed(t("decoding with the KV cache differs from the full recompute by {diff}",
-                                        diff=f"{diff:.2g}"), at)
+                                        diff=format(diff, ".2g")), at)
 
 
 def decoded(m: Guarded, x: Tensor, at: str) -> Tensor:

@@ -24,7 +24,7 @@ def check_forward_matches_trace(s: Subject) -> None:
                     if not allclose(out, traced, atol=ATOL, rtol=RTOL):
                         diff = (out - traced).abs().max().item()
                         raise CheckFailed(t("forward and trace disagree by {diff} with causal={causal}, "
-                                            "scaled={scaled}; the app's views come from trace", diff=f"{diff:.2g}",
+                                            "scaled={scaled}; the app's views come from trace", diff=format(diff, ".2g"),
                                             causal=causal, scaled=scaled), where)
 
 
@@ -68,6 +68,6 @@ def _formula(module: AttentionModule, tr: AttentionTrace, case: Case, where: str
         expected_w = module.combine(expected_w).masked_fill(~mask, 0)  # (B, H, T, T)
     if not allclose(tr.weights[rows], expected_w[rows], atol=ATOL, rtol=RTOL):
         what = "softmax(trace.masked)" if normalise else "normalise(trace.masked)"
-        raise CheckFailed(t("trace.weights is not {formula}", formula=f"combine({what})" if several else what), where)
+        raise CheckFailed(t("trace.weights is not {formula}", formula="combine(" + what + ")" if several else what), where)
     if not allclose(tr.context, tr.weights @ repeat_kv(tr.v, tr.q.shape[1]), atol=ATOL, rtol=RTOL):
         raise CheckFailed(t("trace.context is not weights · v"), where)
