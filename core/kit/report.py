@@ -1,8 +1,8 @@
 """Rows for the plugins table and the conformance report, shared by the CLI and the Plugins tab.
 
 The words in them (headers, statuses, stages, check names, reasons) are in the current language: English in a
-terminal, the page's in a request. Names (variants, plugins, packages) and a plugin's own text stay as they are;
-a built-in variant's title is looked up (core.i18n.lookup).
+terminal, the page's in a request. Names (variants, plugins, packages) and a third-party plugin's own text stay as
+they are; a built-in variant's title is looked up (core.i18n.lookup).
 """
 
 from __future__ import annotations
@@ -31,7 +31,8 @@ def variant_rows(registry: Registry) -> list[list[str]]:
     rows = []
     for v in registry.variants.values():
         info = registry.plugins.get(v.plugin)
-        rows.append([v.name, lookup(v.title), v.plugin, info.label if info else "", t("ok")])
+        title = lookup(v.title) if info is not None and info.builtin else v.title  # a plugin's words are its own
+        rows.append([v.name, title, v.plugin, info.label if info else "", t("ok")])
     for e in registry.errors:
         rows.append(["-", "-", e.plugin, e.distribution, t("failed ({stage})", stage=t(e.stage))])
     return rows

@@ -85,8 +85,9 @@ def build_demo(registry: Registry | None = None) -> gr.Blocks:
     serve_assets()
     # a request waiting on a plugin's worker lends its slot; the count changes in the queue's own event loop
     CPU.set_lender(gradio_seams.queue_lender(gradio_seams.cpu_group_now, anyio.from_thread.run_sync))
-    with gradio_seams.LabBlocks(title=static("Attention Lab"), analytics_enabled=False,
-                                delete_cache=DELETE_CACHE) as demo:
+    # The window's title is the app's name in every language: Gradio writes it into the page's link-preview tags
+    # as is (a translation key there would read "__i18n__{...}"); the page's own header is translated.
+    with gradio_seams.LabBlocks(title="Attention Lab", analytics_enabled=False, delete_cache=DELETE_CACHE) as demo:
         gr.Markdown(static("# Attention Lab\nThe attention layer of GPT-style models, one stage at a time."))
         tabs = []
         ctx.shared["demo"] = demo  # for a tab's demo.load (the Lesson tab opens ?lesson=NAME&step=N)
