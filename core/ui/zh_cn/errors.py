@@ -56,7 +56,8 @@ TEMPLATES: list[tuple[str, str]] = [
      "{name}={value} 不是 {count} 个示例之一；请从列表中选一个"),
     ("{name} holds an invalid character (a lone surrogate, U+{code}) at position {at}; remove it",
      "{name} 中有一个无效字符（孤立的代理项，U+{code}），位置 {at}；请删除它"),
-    # ---- options (core/config.py)
+    # ---- options (core/ui/lab_link.py's own sentence; core/config.py's are in core/locales)
+    ("unknown option '{name}'; this variant takes no options", "未知选项 '{name}'；这个变体不接受任何选项"),
     ("options is longer than {n} characters; an options object names a few options, such as {example}.",
      "选项超过了 {n} 个字符；一个 options 对象只列出几个选项，例如 {example}。"),
     # ---- variants (core/registry.py, lab/session.py)
@@ -88,4 +89,7 @@ PHRASES: dict[str, str] = {
     "sentence": "句子",
     "replacement": "替换词",
     "variant": "变体",
+    # what core/proc/sandbox.py says of a child process, quoted in others' sentences
+    "did not answer within": "没有在以下时限内响应：",
+    "ran out of memory": "内存不足",
 }
