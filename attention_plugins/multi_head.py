@@ -7,6 +7,7 @@ from torch import Tensor, nn
 
 from core import AttentionConfig, AttentionModule, Variant, hookimpl
 from core.attention import merge_heads
+from core.i18n import mark
 
 from .single_head import CausalAttention
 
@@ -50,10 +51,10 @@ def register_attention_variants(register) -> None:
     register(
         Variant(
             name="multi-head",
-            title="Multi-head, fused (CausalSelfAttention)",
-            summary="H heads from one fused q|k|v projection, as in GPT-2 and nanoGPT.",
+            title=mark("Multi-head, fused (CausalSelfAttention)"),
+            summary=mark("H heads from one fused q|k|v projection, as in GPT-2 and nanoGPT."),
             build=CausalSelfAttention.from_config,
-            notes=(
+            notes=mark(
                 "The reference every other variant is compared with: n_heads heads of width "
                 "d_model / n_heads, each with its own queries, keys and values, computed by one "
                 "matrix multiply and merged by an output projection."
@@ -63,14 +64,14 @@ def register_attention_variants(register) -> None:
     register(
         Variant(
             name="multi-head-stacked",
-            title="Multi-head, stacked (MultiHeadAttentionWrapper)",
-            summary="H separate CausalAttention heads, concatenated, then projected.",
+            title=mark("Multi-head, stacked (MultiHeadAttentionWrapper)"),
+            summary=mark("H separate CausalAttention heads, concatenated, then projected."),
             build=MultiHeadAttentionWrapper,
             formulas={  # its own project() and merge() compute the fused layer's formula, head by head
-                "q": "Q = x · W_q  (head {head})", "k": "K = x · W_k  (K/V head {kv_head})",
-                "v": "V = x · W_v  (K/V head {kv_head})", "output": "output = merge(all heads' context) · W_o",
+                "q": mark("Q = x · W_q  (head {head})"), "k": mark("K = x · W_k  (K/V head {kv_head})"),
+                "v": mark("V = x · W_v  (K/V head {kv_head})"), "output": mark("output = merge(all heads' context) · W_o"),
             },
-            notes=(
+            notes=mark(
                 "Computes exactly what the fused layer computes (the weights copy across), "
                 "but with one small matrix multiply per head: easier to read, slower to run. "
                 "It saves nothing; it shows what 'fused' means."

@@ -6,6 +6,7 @@ from torch import Tensor, nn
 
 from core import AttentionConfig, AttentionModule, Variant, hookimpl
 from core.classic import SelfAttention_v1, SelfAttention_v2  # defined in core so the lab can use them too
+from core.i18n import mark
 
 __all__ = ["CausalAttention", "SelfAttention_v1", "SelfAttention_v2"]
 
@@ -51,11 +52,11 @@ def register_attention_variants(register) -> None:
     register(
         Variant(
             name="single-head",
-            title="Single head (CausalAttention)",
-            summary="One attention head as wide as the model; the textbook starting point.",
+            title=mark("Single head (CausalAttention)"),
+            summary=mark("One attention head as wide as the model; the textbook starting point."),
             build=CausalAttention.from_config,
             uses_heads=False,
-            notes=(
+            notes=mark(
                 "One head of width d_model: every token gets one weighting of the others. "
                 "Compared with multi-head it cannot attend to two things at once, "
                 "and it has no output projection, so it saves d_model² weights."

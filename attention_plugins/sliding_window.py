@@ -7,6 +7,7 @@ from torch import Tensor
 
 from core import AttentionModule, Option, Variant, hookimpl
 from core.banded import band_allowed, banded_attention
+from core.i18n import mark
 from core.masks import sliding_window_mask_at
 
 
@@ -47,15 +48,15 @@ def register_attention_variants(register) -> None:
     register(
         Variant(
             name="sliding-window",
-            title="Sliding window (local) attention",
-            summary="Each token attends to the previous `window` tokens only (Longformer, Mistral).",
+            title=mark("Sliding window (local) attention"),
+            summary=mark("Each token attends to the previous `window` tokens only (Longformer, Mistral)."),
             build=SlidingWindowAttention,
-            formulas={"mask": "mask: True where a query may attend to a key"},  # the band is drawn beside it
+            formulas={"mask": mark("mask: True where a query may attend to a key")},  # the band is drawn beside it
             options=(
-                Option("window", 4, minimum=1, maximum=65536, help="how many recent tokens (itself included) each token sees"),
-                Option("stride", 0, minimum=0, maximum=65536, help="also see every stride-th earlier token (0 = off)"),
+                Option("window", 4, minimum=1, maximum=65536, help=mark("how many recent tokens (itself included) each token sees")),
+                Option("stride", 0, minimum=0, maximum=65536, help=mark("also see every stride-th earlier token (0 = off)")),
             ),
-            notes=(
+            notes=mark(
                 "Same projections as multi-head; only the mask differs: a band of width `window` "
                 "below the diagonal. Cost and memory grow as T·window instead of T², and the KV "
                 "cache never holds more than `window` tokens (without stride)."

@@ -1,4 +1,4 @@
-"""Configuration of one attention layer, and the errors a person can make with it."""
+"""Configuration of one attention layer, and the errors a person can make with it (in the reader's language)."""
 
 from __future__ import annotations
 
@@ -9,6 +9,9 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any, Union
 
+from .i18n import mark, t
+from .said import Said
+
 OptionValue = Union[bool, int, float, str]
 
 
@@ -17,11 +20,14 @@ class ConfigError(ValueError):
 
 
 def choices_text(values: Iterable[Any]) -> str:
-    """Join allowed values the way a person would say them: "1, 2 or 4"."""
+    """Join allowed values the way a person would say them: "1, 2 or 4" (in the reader's language)."""
     items = [str(v) for v in values]
     if len(items) <= 1:
         return "".join(items)
-    return ", ".join(items[:-1]) + " or " + items[-1]
+    head = items[0]
+    for item in items[1:-1]:
+        head = t("{first}, {second}", first=head, second=item)
+    return t("{items} or {last}", items=head, last=items[-1])
 
 
 def divisors(n: int) -> list[int]:
@@ -29,10 +35,24 @@ def divisors(n: int) -> list[int]:
     return [d for d in range(1, n + 1) if n % d == 0]
 
 
-def _type_name(value: Any) -> str:
-    return {bool: "true or false", int: "a whole number", float: "a number", str: "text"}.get(
-        type(value), type(value).__name__
-    )
+# A sentence about a value a person sent for a field: the first msgid quotes the value as they typed it
+# ({name}={value}), the second describes a value nobody types ({name} ({value}): a list of 2 items, a long number).
+WHOLE = (mark("{name}={value} must be a whole number"), mark("{name} ({value}) must be a whole number"))
+OUT_OF_RANGE = (mark("{name}={value} is out of range; choose {low} to {high}"),
+                mark("{name} ({value}) is out of range; choose {low} to {high}"))
+WRONG_TYPE = {  # the default's type -> the sentence for an option value of another type
+    bool: mark("option {name}={value} has the wrong type; it takes true or false"),
+    int: mark("option {name}={value} has the wrong type; it takes a whole number"),
+    float: mark("option {name}={value} has the wrong type; it takes a number"),
+    str: mark("option {name}={value} has the wrong type; it takes text"),
+}
+WRONG_KIND = mark("option {name}={value} has the wrong type; it takes a {kind}")  # (a default of no usual type)
+RANGE = {  # (too small?, both bounds?) -> the sentence
+    (True, True): mark("option {name}={value} is too small; choose a value from {low} to {high}"),
+    (True, False): mark("option {name}={value} is too small; choose {low} or more"),
+    (False, True): mark("option {name}={value} is too large; choose a value from {low} to {high}"),
+    (False, False): mark("option {name}={value} is too large; choose {high} or less"),
+}
 
 
 @dataclass(frozen=True)
@@ -52,19 +72,33 @@ class Option:
 
     def validate(self, value: Any) -> OptionValue:
         """Return value coerced to the default's type, or raise ConfigError naming this option."""
-        value = self._coerce(value)
-        if isinstance(value, float) and not math.isfinite(value):
-            raise ConfigError(f"option {self.name}={value} is not a number a layer can use; choose a finite value")
-        if self.choices is not None and value not in self.choices:
-            raise ConfigError(f"option {self.name}={value!r} is not offered; choose {choices_text(self.choices)}")
-        if self.minimum is not None and value < self.minimum:
-            raise ConfigError(f"option {self.name}={value} is too small; {self._range()}")
-        if self.maximum is not None and value > self.maximum:
-            raise ConfigError(f"option {self.name}={value} is too large; {self._range()}")
+        value, refused = self.refusal(value)
+        if refused is not None:
+            raise ConfigError(str(refused))
         return value
 
-    def _coerce(self, value: Any) -> OptionValue:
-        """value in the default's type (a whole float for an int option), or ConfigError."""
+    def refusal(self, value: Any) -> tuple[Any, Said | None]:
+        """value in the default's type, and why this option refuses it (None when it takes it)."""
+        value, ok = self._coerce(value)
+        if not ok:
+            kind = type(self.default)
+            return value, Said(WRONG_TYPE.get(kind, WRONG_KIND), name=self.name, value=quoted(value),
+                               kind=kind.__name__)
+        if isinstance(value, float) and not math.isfinite(value):
+            return value, Said.t("option {name}={value} is not a number a layer can use; choose a finite value",
+                               name=self.name, value=value)
+        if self.choices is not None and value not in self.choices:
+            return value, Said.t("option {name}={value} is not offered; choose {choices}", name=self.name,
+                               value=quoted(value), choices=Listed(self.choices))
+        too_small = self.minimum is not None and value < self.minimum
+        if too_small or (self.maximum is not None and value > self.maximum):
+            both = self.minimum is not None and self.maximum is not None
+            return value, Said(RANGE[too_small, both], name=self.name, value=value, low=_g(self.minimum),
+                               high=_g(self.maximum))
+        return value, None
+
+    def _coerce(self, value: Any) -> tuple[Any, bool]:
+        """value in the default's type (a whole float for an int option), and whether it could be."""
         kind = type(self.default)
         if kind is bool:
             ok = isinstance(value, bool)
@@ -73,17 +107,13 @@ class Option:
             if isinstance(value, float) and value.is_integer():
                 value, ok = int(value), True
             elif isinstance(value, float) and not math.isfinite(value):
-                ok = True  # refused by validate in its own sentence: not finite
+                ok = True  # refused by refusal() in its own sentence: not finite
         elif kind is float:
             ok = isinstance(value, (int, float)) and not isinstance(value, bool)
             value = float(value) if ok else value
         else:
             ok = isinstance(value, kind)
-        if not ok:
-            raise ConfigError(
-                f"option {self.name}={value!r} has the wrong type; it takes {_type_name(self.default)}"
-            )
-        return value
+        return value, ok
 
     @property
     def fits_a_slider(self) -> bool:
@@ -92,12 +122,22 @@ class Option:
             return False
         return self.minimum is not None and self.maximum is not None and self.maximum - self.minimum <= 64
 
-    def _range(self) -> str:
-        if self.minimum is not None and self.maximum is not None:
-            return f"choose a value from {self.minimum:g} to {self.maximum:g}"
-        if self.minimum is not None:
-            return f"choose {self.minimum:g} or more"
-        return f"choose {self.maximum:g} or less"
+
+def _g(bound: float | None) -> str:
+    return "" if bound is None else f"{bound:g}"
+
+
+class Listed:
+    """Values to list in a Said's sentence: "1, 2 or 4", in the language of whoever reads it (choices_text)."""
+
+    def __init__(self, values: Iterable[Any]) -> None:
+        self.values = tuple(values)
+
+    def __str__(self) -> str:
+        return choices_text(self.values)
+
+    def __format__(self, spec: str) -> str:
+        return format(str(self), spec)
 
 
 class FrozenOptions(dict):
@@ -134,25 +174,27 @@ class AttentionConfig:
         for name in ("d_model", "n_heads"):
             value = getattr(self, name)
             if not isinstance(value, int) or isinstance(value, bool):
-                raise ConfigError(f"{name}={value!r} must be a whole number")
+                raise ConfigError(t("{name}={value} must be a whole number", name=name, value=repr(value)))
         for name in ("causal", "scaled", "bias"):
             if not isinstance(getattr(self, name), bool):
-                raise ConfigError(f"{name}={getattr(self, name)!r} must be true or false")
-        if self.d_model < 1:
-            raise ConfigError(f"d_model={self.d_model} is too small; choose 1 or more")
-        if self.n_heads < 1:
-            raise ConfigError(f"n_heads={self.n_heads} is too small; choose 1 or more")
+                raise ConfigError(t("{name}={value} must be true or false", name=name, value=repr(getattr(self, name))))
+        for name in ("d_model", "n_heads"):
+            if getattr(self, name) < 1:
+                raise ConfigError(t("{name}={value} is too small; choose {low} or more", name=name,
+                                    value=getattr(self, name), low=1))
         if self.d_model % self.n_heads:
-            raise ConfigError(
-                f"n_heads={self.n_heads} does not divide d_model={self.d_model}; "
-                f"choose {choices_text(divisors(self.d_model))}"
-            )
+            raise ConfigError(t("{name}={value} does not divide {other}={total}; choose {choices}", name="n_heads",
+                                value=self.n_heads, other="d_model", total=self.d_model,
+                                choices=choices_text(divisors(self.d_model))))
         if not isinstance(self.dropout, (int, float)) or isinstance(self.dropout, bool):
-            raise ConfigError(f"dropout={self.dropout!r} must be a number from 0 up to (not including) 1")
+            raise ConfigError(t("{name}={value} must be a number from 0 up to (not including) 1", name="dropout",
+                                value=repr(self.dropout)))
         if not 0 <= self.dropout < 1:
-            raise ConfigError(f"dropout={self.dropout} is out of range; choose a value from 0 up to (not including) 1")
+            raise ConfigError(t("{name}={value} is out of range; choose a value from 0 up to (not including) 1",
+                                name="dropout", value=self.dropout))
         if not isinstance(self.options, Mapping):
-            raise ConfigError(f"options={self.options!r} must be a mapping of option names to values")
+            raise ConfigError(t("{name}={value} must be a mapping of option names to values", name="options",
+                                value=repr(self.options)))
         object.__setattr__(self, "options", FrozenOptions(self.options))
 
     @property
@@ -168,12 +210,14 @@ class AttentionConfig:
         """Check options against a variant's Option list and fill in the defaults."""
         spec = {o.name: o for o in spec}
         unknown = sorted(set(self.options) - set(spec))
+        if unknown and spec:
+            raise ConfigError(t("unknown option {name}; this variant takes {allowed}", name=excerpt(unknown[0]),
+                                allowed=choices_text(sorted(spec))))
         if unknown:
-            allowed = choices_text(sorted(spec)) if spec else "none (this variant has no options)"
-            raise ConfigError(f"unknown option {unknown[0]!r}; this variant takes {allowed}")
+            raise ConfigError(t("unknown option {name}; this variant takes none (this variant has no options)",
+                                name=excerpt(unknown[0])))
         resolved = {name: o.validate(self.options.get(name, o.default)) for name, o in spec.items()}
         return self.replace(options=resolved)
-
 
 
 OPTIONS_EXAMPLE = '{"window": 3}'
@@ -194,13 +238,13 @@ def parse_options(spec: str | Mapping[str, Any] | Iterable[str] | None) -> dict[
         except (TypeError, ValueError):
             value = None
         if not isinstance(value, dict):
-            raise ConfigError(f"options must be a JSON object such as {OPTIONS_EXAMPLE}")
+            raise ConfigError(t("options must be a JSON object such as {example}", example=OPTIONS_EXAMPLE))
         return value
     options: dict[str, Any] = {}
     for item in spec:
         key, sep, raw = str(item).partition("=")
         if not sep or not key.strip():
-            raise ConfigError(f"option {str(item)[:40]!r} must look like KEY=VALUE, e.g. window=3")
+            raise ConfigError(t("option {item} must look like KEY=VALUE, e.g. window=3", item=excerpt(str(item))))
         options[key.strip()] = _scalar(raw.strip())
     return options
 
@@ -218,54 +262,79 @@ def _scalar(raw: str) -> OptionValue:
     return raw
 
 
-def option_problem(options: Iterable[Any]) -> str | None:
-    """Why a variant's option list cannot become controls (None when it can): the one check of Option lists."""
+def option_problem(options: Iterable[Any]) -> Said | None:
+    """Why a variant's option list cannot become controls (None when it can): the one check of Option lists.
+
+    A predicate about the variant ("has option window with ..."), said when it is shown (a plugin's load error
+    outlives the request that loaded it)."""
     options = list(options)
     names = [getattr(o, "name", None) for o in options]
     for o in options:
         if not isinstance(o, Option) or not isinstance(o.name, str) or not o.name.isidentifier():
-            return f"has an option {o!r} that is not an Option with an identifier for a name"
+            return Said.t("has an option {option} that is not an Option with an identifier for a name",
+                        option=_short(repr(o)))
     if len(set(names)) != len(names):
-        return f"repeats an option name: {names}"
+        return Said.t("repeats an option name: {names}", names=_short(repr(names)))
     for o in options:
         if o.minimum is not None and o.maximum is not None and o.minimum > o.maximum:
-            return f"has option {o.name} with minimum {o.minimum} above maximum {o.maximum}"
+            return Said.t("has option {name} with minimum {low} above maximum {high}", name=o.name,
+                        low=o.minimum, high=o.maximum)
         for bound in (o.minimum, o.maximum):
             if bound is not None and (isinstance(bound, bool) or not isinstance(bound, (int, float))
                                       or not math.isfinite(bound)):
-                return f"has option {o.name} with a bound {bound!r} that is not a finite number"
+                return Said.t("has option {name} with a bound {bound} that is not a finite number", name=o.name,
+                            bound=_short(repr(bound)))
         if o.choices is not None:
             if not o.choices or any(type(c) is not type(o.default) for c in o.choices):
-                return f"has option {o.name} whose choices are not all of its default's type"
+                return Said.t("has option {name} whose choices are not all of its default's type", name=o.name)
             if len(set(o.choices)) != len(o.choices):
-                return f"has option {o.name} that repeats a choice: {list(o.choices)}"
+                return Said.t("has option {name} that repeats a choice: {choices}", name=o.name,
+                            choices=_short(repr(list(o.choices))))
         try:
-            o.validate(o.default)
-        except (ConfigError, TypeError) as exc:
-            return f"has a default its own option refuses: {exc}"
+            refused: Said | str | None = o.refusal(o.default)[1]
+        except TypeError as exc:  # a bound compared with a default of another type: Python's words
+            refused = str(exc)
+        if refused is not None:
+            return Said.t("has a default its own option refuses: {problem}", problem=refused)
     return None
 
 
-def excerpt(value: Any, limit: int = 40) -> str:
-    """A value as an error may quote it: short (a pasted book is not echoed back), never raising."""
-    if isinstance(value, bool) or value is None:
+def _short(text: str, limit: int = 80) -> str:
+    """A plugin's own value, quoted in a sentence: at most `limit` characters."""
+    return text if len(text) <= limit else text[: limit - 1] + "…"
+
+
+def quoted(value: Any, limit: int = 40) -> str | Said:
+    """A value as an error may quote it (see excerpt), kept as a Said when it is described in words."""
+    if isinstance(value, bool) or value is None or isinstance(value, float):
         return repr(value)
     if isinstance(value, int):
-        return repr(value) if value.bit_length() <= 64 else "a number with more than 19 digits"
-    if isinstance(value, float):
-        return repr(value)
+        return repr(value) if value.bit_length() <= 64 else Said.t("a number with more than 19 digits")
     if isinstance(value, str):
         text = value if len(value) <= limit else value[:limit] + "…"
         return repr(text.encode("utf-8", "backslashreplace").decode("utf-8"))  # lone surrogates shown, not raised
     if isinstance(value, (list, tuple, dict, set)):
-        return f"a {type(value).__name__} of {len(value)} item{'s' if len(value) != 1 else ''}"
-    return f"a {type(value).__name__}"
+        return Said.t_n("a {kind} of {n} item", "a {kind} of {n} items", len(value), kind=type(value).__name__)
+    return Said.t("a {kind}", kind=type(value).__name__)
+
+
+def excerpt(value: Any, limit: int = 40) -> str:
+    """A value as an error may quote it: short (a pasted book is not echoed back), never raising; a value nobody
+    types (a list, a number of 400 digits) described in the reader's language."""
+    return str(quoted(value, limit))
 
 
 def named(name: str, value: Any) -> str:
     """'seed=3.5', or 'seed (a list of 2 items)' when the value is not one a person typed."""
-    text = excerpt(value)
-    return f"{name} ({text})" if text.startswith("a ") else f"{name}={text}"
+    text = quoted(value)
+    return t("{name} ({value})", name=name, value=text) if isinstance(text, Said) else f"{name}={text}"
+
+
+def about(name: str, value: Any, sentence: tuple[str, str], **fields: Any) -> str:
+    """One sentence about the value sent for a field, in the reader's language: sentence[0] ({name}={value} ...)
+    quotes a value a person typed, sentence[1] ({name} ({value}) ...) describes one nobody types."""
+    text = quoted(value)
+    return t(sentence[isinstance(text, Said)], name=name, value=text, **fields)
 
 
 def whole(name: str, value: Any) -> int:
@@ -274,19 +343,19 @@ def whole(name: str, value: Any) -> int:
         try:
             value = float(value.strip())
         except ValueError:
-            raise ConfigError(f"{name}={excerpt(value, 20)} must be a whole number") from None
+            raise ConfigError(t(WHOLE[0], name=name, value=excerpt(value, 20))) from None
     if isinstance(value, bool) or not isinstance(value, (int, float)) or not float(value).is_integer():
-        raise ConfigError(f"{named(name, value)} must be a whole number")
+        raise ConfigError(about(name, value, WHOLE))
     return int(value)
 
 
 def whole_in(name: str, value: Any, low: int, high: int) -> int:
     """whole(), and from low to high; ConfigError naming the field and the range otherwise."""
     if isinstance(value, int) and not isinstance(value, bool) and not low <= value <= high:
-        raise ConfigError(f"{named(name, value)} is out of range; choose {low} to {high}")
+        raise ConfigError(about(name, value, OUT_OF_RANGE, low=low, high=high))
     if isinstance(value, float) and value == value and abs(value) > 2.0**62:  # inf, or far past any range here
-        raise ConfigError(f"{name}={value:g} is out of range; choose {low} to {high}")
+        raise ConfigError(t(OUT_OF_RANGE[0], name=name, value=format(value, "g"), low=low, high=high))
     number = whole(name, value)
     if not low <= number <= high:
-        raise ConfigError(f"{name}={number} is out of range; choose {low} to {high}")
+        raise ConfigError(t(OUT_OF_RANGE[0], name=name, value=number, low=low, high=high))
     return number

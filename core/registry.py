@@ -16,6 +16,8 @@ import pluggy
 
 from . import hookspecs
 from .config import AttentionConfig, ConfigError, option_problem
+from .i18n import mark, t, t_n
+from .said import Said
 from .variant import Variant, construct, display_problem, name_problem, one_line, where
 
 if TYPE_CHECKING:
@@ -30,12 +32,18 @@ BUILTINS = (
 ALLOWLIST_ENV = "ATTENTION_LAB_PLUGINS"  # comma-separated entry-point names; "" = none
 STRICT_ENV = "ATTENTION_LAB_STRICT"  # "1": re-raise plugin failures (plugin development, CI)
 STRICT_NOTE = f"({STRICT_ENV}=1 re-raises)"  # ends the note on an exception re-raised in strict mode
-NOT_PROVIDED = "no installed package provides it"
-ENTRY_POINT_HINT = (
-    f"plugins are found through the entry-point group '{hookspecs.PROJECT}': add a line such as "
-    f"`my-plugin = \"my_module\"` under [project.entry-points.{hookspecs.PROJECT}] in the plugin's "
-    f"pyproject.toml and reinstall it with `attention-lab install -e PATH`"
-)
+# The stage a plugin failed at (PluginError.stage): a word the Plugins tab shows in the reader's language.
+IMPORT, REGISTER, UNKNOWN_HOOK, NO_HOOK, HOOK, VARIANT, DUPLICATE = (
+    mark("import"), mark("register"), mark("unknown hook"), mark("no hook"), mark("hook"), mark("variant"),
+    mark("duplicate"))
+
+
+def entry_point_hint() -> str:
+    """How the lab finds a plugin, in the reader's language (ends a 'not registered' sentence)."""
+    return t("plugins are found through the entry-point group '{group}': add a line such as `{line}` under {section} "
+             "in the plugin's pyproject.toml and reinstall it with `attention-lab install -e PATH`",
+             group=hookspecs.PROJECT, line='my-plugin = "my_module"',
+             section="[project.entry-points." + hookspecs.PROJECT + "]")
 
 
 @dataclass(frozen=True)
@@ -44,11 +52,17 @@ class PluginError:
 
     plugin: str  # entry-point name (or module name for code registered directly)
     stage: str  # "import", "register", "unknown hook", "no hook", "hook", "variant" or "duplicate"
-    reason: str
+    reason: str  # in English: the record (`attention-lab plugins`, a log)
     distribution: str = ""  # "name version" of the package that shipped it, when known
+    said: Said | None = field(default=None, compare=False, repr=False)  # the reason, said in a reader's language
+    provided: bool = True  # False: ATTENTION_LAB_PLUGINS names it, but no installed package provides it
+
+    def says(self) -> str:
+        """The reason in the current language (the registry outlives the request that loaded it)."""
+        return str(self.said) if self.said is not None else self.reason
 
     def __str__(self) -> str:
-        return f"{self.plugin} ({self.stage}): {self.reason}"
+        return t("{plugin} ({stage}): {reason}", plugin=self.plugin, stage=t(self.stage), reason=self.says())
 
 
 @dataclass(frozen=True)
@@ -81,16 +95,38 @@ class Registry:
         try:
             return self.variants[name]
         except (KeyError, TypeError):
-            known = ", ".join(sorted(self.variants)) or "none"
-            guess = difflib.get_close_matches(name, list(self.variants), n=1) if isinstance(name, str) else []
-            known = f"did you mean {guess[0]!r}? (all: {known})" if guess else f"choose one of: {known}"
-            broken = [e for e in self.errors if not e.reason.endswith(NOT_PROVIDED)]  # loaded, then failed
-            if broken:  # a plugin that failed is the likelier cause than a missing entry point
-                more = f" (and {len(broken) - 1} more)" if len(broken) > 1 else ""
-                raise ConfigError(f"variant={str(name)[:60]!r} is not registered; {known}; plugin {broken[0]}{more}; "
-                                  "its variants are missing until it loads (see `attention-lab plugins`)") from None
-            failed = f" ({len(self.errors)} plugin(s) failed to load: see `attention-lab plugins`)" if self.errors else ""
-            raise ConfigError(f"variant={str(name)[:60]!r} is not registered; {known}{failed}; {ENTRY_POINT_HINT}") from None
+            raise ConfigError(self._unknown(name)) from None
+
+    def _unknown(self, name: object) -> str:
+        """The sentence for a variant name nobody registered: the likeliest name, or all of them, and why."""
+        fields = {"name": repr(str(name)[:60]), "known": ", ".join(sorted(self.variants)) or t("none")}
+        guess = difflib.get_close_matches(name, list(self.variants), n=1) if isinstance(name, str) else []
+        if guess:
+            fields["guess"] = repr(guess[0])
+        broken = [e for e in self.errors if e.provided]  # loaded, then failed
+        if broken:  # a plugin that failed is the likelier cause than a missing entry point
+            error = str(broken[0])
+            if len(broken) > 1:
+                error = t("{error} (and {n} more)", error=error, n=len(broken) - 1)
+            if guess:
+                return t("variant={name} is not registered; did you mean {guess}? (all: {known}); plugin {error}; its "
+                         "variants are missing until it loads (see `attention-lab plugins`)", error=error, **fields)
+            return t("variant={name} is not registered; choose one of: {known}; plugin {error}; its variants are "
+                     "missing until it loads (see `attention-lab plugins`)", error=error, **fields)
+        fields["hint"] = entry_point_hint()
+        if self.errors and guess:
+            return t_n("variant={name} is not registered; did you mean {guess}? (all: {known}) ({n} plugin failed "
+                       "to load: see `attention-lab plugins`); {hint}",
+                       "variant={name} is not registered; did you mean {guess}? (all: {known}) ({n} plugins failed "
+                       "to load: see `attention-lab plugins`); {hint}", len(self.errors), **fields)
+        if self.errors:
+            return t_n("variant={name} is not registered; choose one of: {known} ({n} plugin failed to load: see "
+                       "`attention-lab plugins`); {hint}",
+                       "variant={name} is not registered; choose one of: {known} ({n} plugins failed to load: see "
+                       "`attention-lab plugins`); {hint}", len(self.errors), **fields)
+        if guess:
+            return t("variant={name} is not registered; did you mean {guess}? (all: {known}); {hint}", **fields)
+        return t("variant={name} is not registered; choose one of: {known}; {hint}", **fields)
 
     def build(self, name: str, config: AttentionConfig | None = None) -> AttentionModule:
         """Validate config for the variant and build its module; plugin crashes become one sentence."""
@@ -172,16 +208,18 @@ def load_registry(entry_points: bool = True, plugins: Iterable[Any] = ()) -> Reg
         try:
             eps = _entry_points()
         except Exception as exc:  # unreadable package metadata somewhere on sys.path: run with the built-ins
-            _fail(registry, "entry points", "import", f"installed plugins could not be listed: {_one_line(exc)}", exc)
+            _fail(registry, "entry points", IMPORT,
+                  Said.t("installed plugins could not be listed: {error}", error=_one_line(exc)), exc)
             eps = []
         found = [(ep.name, ep.load, ep) for ep in eps]
         for name in _missing_from_allowlist(eps):
-            _fail(registry, name, "import", f"is listed in {ALLOWLIST_ENV} but {NOT_PROVIDED}")
+            _fail(registry, name, IMPORT, Said.t("is listed in {variable} but no installed package provides it",
+                                                 variable=ALLOWLIST_ENV), provided=False)
     for name, load, ep in extras + found:
         info = _info(name, ep)
         if name in registry.plugins:
-            reason = f"a plugin called {name!r} is already loaded; rename its entry point"
-            _fail(registry, name, "duplicate", reason, dist=info.label)
+            reason = Said.t("a plugin called {name} is already loaded; rename its entry point", name=repr(name))
+            _fail(registry, name, DUPLICATE, reason, dist=info.label)
             continue
         if _add_plugin(pm, registry, name, load, info.label):
             registry.plugins[name] = info
@@ -210,31 +248,36 @@ def _add_plugin(pm: pluggy.PluginManager, registry: Registry, name: str, load: A
     try:
         plugin = load()
     except (Exception, SystemExit) as exc:  # SystemExit too: an import that calls exit() must not end the lab
-        return _fail(registry, name, "import", f"could not be imported: {_one_line(exc)}{_at(exc)}", exc, dist=dist)
+        return _fail(registry, name, IMPORT, _raised(Said.t("could not be imported: {error}", error=_one_line(exc)),
+                                                     exc), exc, dist=dist)
     try:
         pm.register(plugin, name=name)
     except Exception as exc:
         if pm.get_plugin(name) is plugin:  # pluggy keeps the name of a plugin it half-registered
             pm.unregister(name=name)
-        return _fail(registry, name, "register", f"hook signature rejected: {_one_line(exc)}", exc, dist=dist)
+        return _fail(registry, name, REGISTER, Said.t("hook signature rejected: {error}", error=_one_line(exc)), exc,
+                     dist=dist)
     try:
         pm.check_pending()  # a hookimpl whose name matches no hookspec (a typo) fails here
     except pluggy.PluginValidationError as exc:
         unknown = sorted(hc.name for hc in pm.get_hookcallers(plugin) or () if not hc.has_spec())
         pm.unregister(name=name)
-        return _fail(registry, name, "unknown hook", _unknown_hooks(unknown), exc, dist=dist)
+        return _fail(registry, name, UNKNOWN_HOOK, _unknown_hooks(unknown), exc, dist=dist)
     if not pm.get_hookcallers(plugin):  # e.g. the @hookimpl marker was forgotten
         pm.unregister(name=name)
-        return _fail(registry, name, "no hook", "implements no hook; mark register_attention_variants with @hookimpl", dist=dist)
+        return _fail(registry, name, NO_HOOK,
+                     Said.t("implements no hook; mark register_attention_variants with @hookimpl"), dist=dist)
     return True
 
 
-def _unknown_hooks(names: list[str]) -> str:
+def _unknown_hooks(names: list[str]) -> Said:
     """'implements unknown hook X; did you mean Y?' using the hookspecs the lab defines."""
     specs = [n for n in vars(hookspecs) if hasattr(getattr(hookspecs, n), f"{hookspecs.PROJECT}_spec")]
     guess = difflib.get_close_matches(names[0], specs, n=1) if names else []
-    hint = f"; did you mean {guess[0]!r}?" if guess else f"; the lab defines {', '.join(specs)}"
-    return f"implements unknown hook {', '.join(map(repr, names)) or '(unnamed)'}{hint}"
+    hooks = ", ".join(map(repr, names)) or "(unnamed)"
+    if guess:
+        return Said.t("implements unknown hook {hooks}; did you mean {guess}?", hooks=hooks, guess=repr(guess[0]))
+    return Said.t("implements unknown hook {hooks}; the lab defines {specs}", hooks=hooks, specs=", ".join(specs))
 
 
 def _collect(registry: Registry, impl: Any) -> None:
@@ -244,7 +287,8 @@ def _collect(registry: Registry, impl: Any) -> None:
     offered: list[Any] = []
     lines: list[str] = []  # where each register() call was made, so a duplicate names its line
     if impl.hookwrapper or impl.wrapper:
-        _fail(registry, name, "hook", "register_attention_variants must be a plain hook, not a wrapper", dist=dist)
+        _fail(registry, name, HOOK, Said.t("register_attention_variants must be a plain hook, not a wrapper"),
+              dist=dist)
         return
 
     def register(variant: Any) -> None:
@@ -255,17 +299,20 @@ def _collect(registry: Registry, impl: Any) -> None:
     try:
         impl.function(*[{"register": register}[a] for a in impl.argnames])
     except (Exception, SystemExit) as exc:
-        _fail(registry, name, "hook", f"register_attention_variants raised {_one_line(exc)}{_at(exc)}", exc, dist=dist)
+        _fail(registry, name, HOOK, _raised(Said.t("register_attention_variants raised {error}",
+                                                   error=_one_line(exc)), exc), exc, dist=dist)
         return
     for variant, line in zip(offered, lines, strict=True):
         if not isinstance(variant, Variant):
-            _fail(registry, name, "hook", f"registered a {type(variant).__name__}, not a Variant", dist=dist)
+            _fail(registry, name, HOOK, Said.t("registered a {kind}, not a Variant", kind=type(variant).__name__),
+                  dist=dist)
         elif problem := _malformed(variant):  # refused here so no tab ever builds a control from it
-            _fail(registry, name, "variant", f"variant {variant.name!r} {problem}", dist=dist)
+            _fail(registry, name, VARIANT, problem, dist=dist)
         elif variant.name in registry.variants:
             owner = registry.variants[variant.name].plugin
-            _fail(registry, name, "duplicate", f"variant {variant.name!r} is already registered by {owner}; "
-                  f"rename it at {line}", dist=dist)
+            _fail(registry, name, DUPLICATE, Said.t("variant {name} is already registered by {owner}; rename it at "
+                                                    "{line}", name=repr(variant.name), owner=owner, line=line),
+                  dist=dist)
         else:
             registry.variants[variant.name] = replace(variant, plugin=name)
 
@@ -276,31 +323,33 @@ def _collect_lessons(registry: Registry, impl: Any) -> None:
     try:
         impl.function(*[{"register": lambda path: offered.append(path)}[a] for a in impl.argnames])
     except (Exception, SystemExit) as exc:
-        _fail(registry, name, "hook", f"register_lessons raised {_one_line(exc)}{_at(exc)}", exc,
-              dist=registry.plugins[name].label)
+        _fail(registry, name, HOOK, _raised(Said.t("register_lessons raised {error}", error=_one_line(exc)), exc),
+              exc, dist=registry.plugins[name].label)
         return
     for path in offered:
         if isinstance(path, (str, Path)):
             registry.lessons.append((name, str(path)))
         else:
-            _fail(registry, name, "hook", f"register_lessons named a {type(path).__name__}, not a path",
+            _fail(registry, name, HOOK, Said.t("register_lessons named a {kind}, not a path", kind=type(path).__name__),
                   dist=registry.plugins[name].label)
 
 
-def _malformed(variant: Variant) -> str | None:
+def _malformed(variant: Variant) -> Said | None:
     """Why the app could not show this variant (name, words, options, declarations), or None when it can."""
+    name = repr(variant.name)
     if problem := name_problem(variant.name):
-        return f"has a {problem}"
+        return Said.t("variant {name} has a {problem}", name=name, problem=problem)
     if not isinstance(variant.title, str) or not isinstance(variant.summary, str):
-        return "needs a title and a summary as text"
-    return option_problem(variant.options) or display_problem(variant)
+        return Said.t("variant {name} needs a title and a summary as text", name=name)
+    if problem := option_problem(variant.options) or display_problem(variant):
+        return Said.t("variant {name} {problem}", name=name, problem=problem)
+    return None
 
 
-def _at(exc: BaseException) -> str:
-    """' at file.py:12': the plugin's own line that raised, when the traceback shows one."""
-
+def _raised(said: Said, exc: BaseException) -> Said:
+    """said + ' at file.py:12': the plugin's own line that raised, when the traceback shows one."""
     at = where(exc)
-    return f" at {at}" if at else ""
+    return Said.t("{sentence} at {at}", sentence=said, at=at) if at else said
 
 
 def reraised(exc: BaseException) -> bool:
@@ -308,15 +357,14 @@ def reraised(exc: BaseException) -> bool:
     return any(str(note).endswith(STRICT_NOTE) for note in getattr(exc, "__notes__", ()))
 
 
-def _fail(
-    registry: Registry, name: str, stage: str, reason: str, exc: BaseException | None = None, dist: str = ""
-) -> bool:
+def _fail(registry: Registry, name: str, stage: str, said: Said, exc: BaseException | None = None, dist: str = "",
+          provided: bool = True) -> bool:
     """Record the failure; in strict mode re-raise it (the original exception, when there is one)."""
-    error = PluginError(name, stage, reason, dist)
+    error = PluginError(name, stage, said.english(), dist, said, provided)
     if strict():
         if exc is None:
-            raise ConfigError(f"plugin {error}")
-        exc.add_note(f"attention-lab: plugin {error} {STRICT_NOTE}")
+            raise ConfigError(t("plugin {error}", error=str(error)))
+        exc.add_note(f"attention-lab: plugin {name} ({stage}): {error.reason} {STRICT_NOTE}")  # (a traceback's)
         raise exc
     registry.errors.append(error)
     return False

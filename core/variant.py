@@ -11,6 +11,8 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from .config import AttentionConfig, ConfigError, FrozenOptions, Option
+from .i18n import t
+from .said import Said
 
 if TYPE_CHECKING:
     from .attention import AttentionModule
@@ -35,9 +37,9 @@ class Variant:
 
     def __post_init__(self) -> None:
         if not isinstance(self.name, str) or not self.name.strip():
-            raise ConfigError(f"variant name {self.name!r} must be non-empty text")
+            raise ConfigError(t("variant name {name} must be non-empty text", name=repr(self.name)[:60]))
         if not callable(self.build):
-            raise ConfigError(f"variant {self.name!r} needs a callable build(config)")
+            raise ConfigError(t("variant {name} needs a callable build(config)", name=repr(self.name)))
         object.__setattr__(self, "options", tuple(self.options))
         for name in ("stage_names", "formulas"):  # frozen and hashable, like the rest of a Variant
             value = getattr(self, name)
@@ -52,30 +54,35 @@ NAME_PATTERN = re.compile(r"[a-z][a-z0-9]*(-[a-z0-9]+)*")
 STAGES = ("q", "k", "v", "scores", "scaled", "mask", "masked", "weights", "context", "output")  # AttentionTrace
 
 
-def name_problem(name: object) -> str | None:
+def name_problem(name: object) -> Said | None:
     """Why a variant name is refused (None when it is fine): lower-case words and digits joined by dashes."""
     if isinstance(name, str) and NAME_PATTERN.fullmatch(name):
         return None
     suggestion = re.sub(r"[^a-z0-9]+", "-", str(name).lower()).strip("-") or "my-variant"
     if not suggestion[0].isalpha():
         suggestion = "v-" + suggestion
-    return f"name {str(name)[:40]!r} must be lower-case words joined by dashes, such as {suggestion!r}"
+    return Said.t("name {name} must be lower-case words joined by dashes, such as {suggestion}",
+                  name=repr(str(name)[:40]), suggestion=repr(suggestion))
 
 
-def display_problem(variant: Variant) -> str | None:
-    """Why a variant's declarations cannot be shown by the app (None when they can)."""
+def display_problem(variant: Variant) -> Said | None:
+    """Why a variant's declarations cannot be shown by the app (None when they can): a predicate about the variant."""
     for flag in ("uses_heads", "uses_scaling", "normalised"):
         if not isinstance(getattr(variant, flag), bool):
-            return f"sets {flag}={getattr(variant, flag)!r}; it must be True or False"
+            return Said.t("sets {flag}={value}; it must be True or False", flag=flag,
+                          value=repr(getattr(variant, flag))[:40])
     for table in ("stage_names", "formulas"):
         value = getattr(variant, table)
         if not isinstance(value, Mapping):
-            return f"sets {table} to a {type(value).__name__}; it must map stage names to text"
+            return Said.t("sets {table} to a {kind}; it must map stage names to text", table=table,
+                          kind=type(value).__name__)
         for key, text in value.items():
             if key not in STAGES:
-                return f"names an unknown stage {str(key)[:20]!r} in {table}; stages are {', '.join(STAGES)}"
+                return Said.t("names an unknown stage {stage} in {table}; stages are {stages}",
+                              stage=repr(str(key)[:20]), table=table, stages=", ".join(STAGES))
             if not isinstance(text, str) or "\n" in text or len(text) > 200:
-                return f"has {table}[{key!r}] that is not one line of text (at most 200 characters)"
+                return Said.t("has {table}[{key}] that is not one line of text (at most 200 characters)",
+                              table=table, key=repr(key)[:40])
     return None
 
 
@@ -92,10 +99,12 @@ def construct(variant: Variant, config: AttentionConfig | None = None) -> Attent
     except ConfigError:
         raise
     except Exception as exc:  # a third-party build() is not ours to trust
-        raise BuildFailed(f"variant {variant.name!r} failed to build: {one_line(exc)}{origin(variant, exc)}") from exc
+        failed = t("variant {name} failed to build: {error}", name=repr(variant.name), error=one_line(exc))
+        raise BuildFailed(with_origin(failed, variant, exc)) from exc
     if not isinstance(module, AttentionModule):
-        raise BuildFailed(f"variant {variant.name!r} built a {type(module).__name__}, not an AttentionModule"
-                          f"{origin(variant)}")
+        wrong = t("variant {name} built a {kind}, not an AttentionModule", name=repr(variant.name),
+                  kind=type(module).__name__)
+        raise BuildFailed(with_origin(wrong, variant))
     return module
 
 
@@ -103,12 +112,17 @@ class BuildFailed(ConfigError):
     """build() crashed or returned something else: the plugin's bug, not a setting it refuses (a plain ConfigError)."""
 
 
-def origin(variant: Variant | None, exc: BaseException | None = None) -> str:
-    """' (plugin p, at file.py:12)': which plugin, and the line of its own code that raised, when known."""
-    parts = [f"plugin {variant.plugin}"] if variant is not None and variant.plugin else []
+def with_origin(sentence: str, variant: Variant | None, exc: BaseException | None = None) -> str:
+    """sentence + ' (plugin p, at file.py:12)': which plugin, and the line of its own code that raised, when known."""
+    plugin = variant.plugin if variant is not None else ""
     at = where(exc) if exc is not None else ""
-    parts += [f"at {at}"] if at else []
-    return f" ({', '.join(parts)})" if parts else ""
+    if plugin and at:
+        return t("{sentence} (plugin {plugin}, at {at})", sentence=sentence, plugin=plugin, at=at)
+    if plugin:
+        return t("{sentence} (plugin {plugin})", sentence=sentence, plugin=plugin)
+    if at:
+        return t("{sentence} (at {at})", sentence=sentence, at=at)
+    return sentence
 
 
 def one_line(exc: BaseException, all_lines: bool = False) -> str:

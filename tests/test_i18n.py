@@ -61,11 +61,16 @@ def test_a_pages_language_comes_from_its_cookie_then_from_the_browser():
     assert i18n.locale_of(None) == "en"  # a script: English, as documented
 
 
-def test_a_sentence_with_numbers_is_translated_by_its_template_and_names_stay_names():
-    with i18n.speaking("zh-CN"):
-        out = i18n.tr("n_heads=3 does not divide d_model=16; choose 1, 2, 4, 8 or 16")
+def test_a_sentence_with_numbers_is_made_in_the_readers_language_and_names_stay_names():
+    from core.config import AttentionConfig, ConfigError
+
+    with i18n.speaking("zh-CN"), pytest.raises(ConfigError) as err:
+        AttentionConfig(d_model=16, n_heads=3)
+    out = str(err.value)
     assert "n_heads=3" in out and "d_model=16" in out and not i18n.leftover(out), out
-    assert i18n.tr("n_heads=3 does not divide d_model=16; choose 1, 2, 4, 8 or 16") .startswith("n_heads=3 does")
+    with pytest.raises(ConfigError) as err:  # outside a request: English
+        AttentionConfig(d_model=16, n_heads=3)
+    assert str(err.value).startswith("n_heads=3 does")
     assert i18n.tr("gpt2-small", "zh-CN") == "gpt2-small" and i18n.tr("W_query.weight", "zh-CN") == "W_query.weight"
 
 

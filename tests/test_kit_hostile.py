@@ -53,7 +53,7 @@ class Probe(AttentionModule):
     def forward(self, x, key_padding_mask=None):
         threading.Thread(target=time.sleep, args=(3600,), name="sneaky-sleeper").start()  # not a daemon
         return super().forward(x, key_padding_mask)
-""", ["forward left 1 thread(s) running (sneaky-sleeper); a variant must not start threads"]),
+""", ["forward left 1 thread running (sneaky-sleeper); a variant must not start threads"]),
     "edits": ("""
 class Probe(AttentionModule):
     def forward(self, x, key_padding_mask=None):
@@ -135,7 +135,7 @@ def test_an_exception_in_a_plugin_is_reported_once_with_its_file_and_line(instal
     assert failure.startswith("every setting the app offers: forward raised ValueError: shapes do not line up "
                               "at fake_raises_plugin.py:8 (T=9, batch 1, d_model=4, n_heads=1")
     assert sum(why.startswith("same fault") for why in report.skipped.values()) >= 8
-    assert "more check(s) stopped at the same fault" in str(report)
+    assert "more checks stopped at the same fault" in str(report)
 
 
 def test_strict_mode_reraises_the_plugins_own_exception_with_its_traceback(install_plugin, monkeypatch):

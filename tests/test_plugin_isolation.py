@@ -51,7 +51,7 @@ def lab():
 WORDS = {
     "hang": f"did not answer within {LIMIT_S:g} s; the lab stopped it",
     "spin": f"did not answer within {LIMIT_S:g} s; the lab stopped it",
-    "exit": "ended its process (exit code 3)",
+    "exit": "stopped its process (exit code 3); the lab restarted its worker",
     "sysexit": "raised SystemExit: 2 at hostile_plugins.py:",
     "interrupt": "raised KeyboardInterrupt at hostile_plugins.py:",
     "memory": "ran out of memory at hostile_plugins.py:",

@@ -153,3 +153,58 @@ def test_in_a_browser_plugin_text_stays_text_and_check_shows_the_report(faulty_r
             browser.close()
     finally:
         blocks.close()
+
+
+@pytest.mark.browser
+def test_in_a_chinese_browser_the_plugins_tab_its_tables_and_the_kits_report_read_in_chinese(faulty_registry):
+    """The whole app (its first values and events in the page's language), a Chinese browser, the Plugins tab."""
+    import re
+
+    from playwright.sync_api import sync_playwright
+
+    from core.i18n import lookup
+    from core.ui.app import build_demo, launch_options
+    from tests.conftest import ARGS, CHROMIUM, free_port
+
+    cjk = re.compile(r"[\u4e00-\u9fff]")
+    demo = build_demo(faulty_registry)
+    demo.launch(prevent_thread_lock=True, server_name="127.0.0.1", server_port=free_port(), quiet=True,
+                **launch_options(demo))
+    try:
+        with sync_playwright() as p:
+            browser = p.chromium.launch(executable_path=CHROMIUM, args=ARGS)
+            page = browser.new_context(locale="zh-CN", viewport={"width": 1280, "height": 800}).new_page()
+            page.set_default_timeout(60_000)
+            page.goto(demo.local_url)
+            page.get_by_role("tab", name=lookup("Plugins", "zh-CN"), exact=True).click()
+            tab = page.locator("[role=tabpanel]:visible").first
+            tab.get_by_text("本实验室里的每个变体").first.wait_for()  # the tab's Markdown, in the page's language
+            errors = page.locator("#plugins-errors")
+            page.wait_for_function(  # its first values again, in Chinese: the headers, the stage, the reason
+                "() => /阶段[\\s\\S]*原因[\\s\\S]*钩子/.test(document.querySelector('#plugins-errors').innerText)")
+            body = errors.inner_text()
+            assert "<img src=x onerror=alert(1)> **bold**" in body  # the plugin's words: text, as written
+            assert errors.locator("img").count() == 0 and errors.locator("strong").count() == 0
+            assert "抛出了" in body  # "register_attention_variants raised ...", said in Chinese
+            variants = page.locator("#plugins-variants").inner_text()
+            assert "分组查询注意力" in variants and "<b>Peeks</b>" in variants  # a built-in's title; a plugin's own
+            assert "正常" in variants
+            page.locator("#plugins-check-variant input").fill("peeks")
+            page.keyboard.press("Enter")
+            page.locator("#plugins-check").click()
+            try:
+                page.wait_for_function(  # (the kit runs in the plugin's worker: up to its 120 s time limit)
+                    "() => document.querySelector('#plugins-report textarea').value.startsWith('peeks：未通过')",
+                    timeout=180_000)
+            finally:
+                page.screenshot(path="/tmp/plugins-tab-zh.png", full_page=True)
+            report = page.locator("#plugins-report textarea").input_value()
+            assert "forward 读到了未来" in report and "因果性：forward（扰动法）" in report, report
+            rows = page.locator("#plugins-report-rows")
+            page.wait_for_function("() => /检查项[\\s\\S]*结果[\\s\\S]*失败/.test("
+                                   "document.querySelector('#plugins-report-rows').innerText)")
+            assert cjk.search(rows.inner_text())
+            page.screenshot(path="/tmp/plugins-tab-zh.png", full_page=True)
+            browser.close()
+    finally:
+        demo.close()

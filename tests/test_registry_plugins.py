@@ -232,7 +232,7 @@ def test_allowlist_reports_a_name_nothing_provides(install_plugin, monkeypatch):
     assert "good-attn" in registry.variants
     assert [str(e) for e in registry.errors] == [
         "goood (import): is listed in ATTENTION_LAB_PLUGINS but no installed package provides it"]
-    with pytest.raises(ConfigError, match=r"\(1 plugin\(s\) failed to load: see `attention-lab plugins`\); plugins are"):
+    with pytest.raises(ConfigError, match=r"\(1 plugin failed to load: see `attention-lab plugins`\); plugins are"):
         registry.build("goood-attn")
 
 

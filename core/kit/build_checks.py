@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import torch
 
-from ..config import AttentionConfig, ConfigError, option_problem
+from ..config import AttentionConfig, ConfigError, excerpt, option_problem
+from ..i18n import t
 from ..seeding import seeded_init
 from ..variant import display_problem, name_problem
 from .cases import Case, describe, sampled_configs
@@ -16,10 +17,10 @@ def check_options(s: Subject) -> None:
     """The app builds its controls from the options: each must be well formed, filled in and held to its range."""
     problem = option_problem(s.variant.options)
     if problem:
-        raise CheckFailed(f"variant {problem}")
+        raise CheckFailed(t("variant {problem}", problem=problem))
     resolved = s.variant.resolve(AttentionConfig())
     if set(resolved.options) != {o.name for o in s.variant.options}:
-        raise CheckFailed("resolving the default config did not fill in every option")
+        raise CheckFailed(t("resolving the default config did not fill in every option"))
     for o in s.variant.options:
         outside = [b - 1 for b in (o.minimum,) if b is not None] + [b + 1 for b in (o.maximum,) if b is not None]
         for value in outside:
@@ -27,7 +28,7 @@ def check_options(s: Subject) -> None:
                 s.variant.resolve(AttentionConfig(options={o.name: value}))
             except ConfigError:
                 continue
-            raise CheckFailed(f"option {o.name}={value} is outside its range but was accepted")
+            raise CheckFailed(t("option {name}={value} is outside its range but was accepted", name=o.name, value=value))
         _check_refusals(s, o)
 
 
@@ -41,14 +42,15 @@ def _check_refusals(s: Subject, o) -> None:
             s.variant.resolve(AttentionConfig(options={o.name: value}))
         except ConfigError:
             continue
-        raise CheckFailed(f"option {o.name}={value!r} is not one it offers but was accepted")
+        raise CheckFailed(t("option {name}={value} is not one it offers but was accepted", name=o.name,
+                            value=excerpt(value)))
 
 
 def check_declarations(s: Subject) -> None:
     """The name and the flags the app reads without building anything."""
     problem = name_problem(s.variant.name) or display_problem(s.variant)
     if problem:
-        raise CheckFailed(f"the variant {problem}")
+        raise CheckFailed(t("the variant {problem}", problem=problem))
 
 
 def check_build(s: Subject) -> None:
@@ -81,6 +83,8 @@ def check_scaling_declared(s: Subject) -> None:
             off = s.build(config, scaled=False).forward(x, None, str(case))
             largest = max(largest, (on - off).abs().max().item())
     if s.variant.uses_scaling and largest <= ATOL:
-        raise CheckFailed("config.scaled changes nothing; declare uses_scaling=False so the app disables the √d control")
+        raise CheckFailed(t("config.scaled changes nothing; declare uses_scaling=False so the app disables the √d "
+                            "control"))
     if not s.variant.uses_scaling and largest > ATOL:
-        raise CheckFailed(f"the variant declares uses_scaling=False, but config.scaled changes the output by {largest:.2g}")
+        raise CheckFailed(t("the variant declares uses_scaling=False, but config.scaled changes the output by {diff}",
+                            diff=format(largest, ".2g")))

@@ -6,6 +6,7 @@ import torch
 from torch import Tensor
 
 from ..gpt.kv_cache import KVCache
+from ..i18n import t
 from .cases import Case, describe
 from .guard import CheckFailed, Guarded
 from .subject import ATOL, RTOL, Subject, allclose
@@ -21,12 +22,13 @@ def check_cached_decoding(s: Subject) -> None:
             for n, case in enumerate((Case(9, 1), Case(9, 3))):
                 x, at = case.x(config.d_model, s.seed), f"{case}, {where}"
                 full = m.forward(x, None, at)  # (B, T, d_model); first, so a fault of forward is named as such
-                if n == 0 and (reason := m._call("the KV cache's check", m.module.cache_blocker, where)) is not None:
-                    raise CheckFailed(f"GPT.generate(use_cache=True) refuses it: {reason}", where)
+                if n == 0 and (reason := m._call(t("the KV cache's check"), m.module.cache_blocker, where)) is not None:
+                    raise CheckFailed(t("GPT.generate(use_cache=True) refuses it: {reason}", reason=reason), where)
                 cached = decoded(m, x, at)  # (B, T, d_model)
                 if cached.shape != full.shape or not allclose(cached, full, atol=ATOL, rtol=RTOL):
                     diff = (cached - full).abs().max().item() if cached.shape == full.shape else float("nan")
-                    raise CheckFailed(f"decoding with the KV cache differs from the full recompute by {diff:.2g}", at)
+                    raise CheckFailed(t("decoding with the KV cache differs from the full recompute by {diff}",
+                                        diff=format(diff, ".2g")), at)
 
 
 def decoded(m: Guarded, x: Tensor, at: str) -> Tensor:

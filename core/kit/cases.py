@@ -9,6 +9,7 @@ import torch
 from torch import Tensor
 
 from ..config import AttentionConfig, ConfigError, Option
+from ..i18n import t
 from ..variant import Variant
 
 # What the app offers (the Attention tab's controls and the lab's token cap), so the kit tries what students can.
@@ -48,8 +49,9 @@ class Case:
         return torch.randn(self.B, self.T, d_model, generator=g)
 
     def __str__(self) -> str:
-        pad = " with padding" if self.padded else ""
-        return f"T={self.T}, batch {self.B}{pad}"
+        if self.padded:
+            return t("T={T}, batch {B} with padding", T=self.T, B=self.B)
+        return t("T={T}, batch {B}", T=self.T, B=self.B)
 
 
 def cases(lengths: tuple[int, ...] = LENGTHS) -> list[Case]:

@@ -9,6 +9,7 @@ from functools import partial
 import torch
 from torch import Tensor
 
+from ..i18n import t
 from .cases import AUTOGRAD_LENGTHS, Case
 from .guard import CheckFailed, Guarded
 from .subject import Subject, equal
@@ -31,14 +32,14 @@ def probe_positions(T: int, seed: int = 0) -> list[int]:
     return sorted(p for p in near | set(drawn) if 1 <= p < T)
 
 
-def _first_leak(fn: Callable[[Tensor], Tensor], x: Tensor, seed: int = 0) -> str | None:
-    """Perturb token p (see probe_positions); every output row before p must stay byte-identical."""
+def _first_leak(fn: Callable[[Tensor], Tensor], x: Tensor, seed: int = 0) -> tuple[int, int] | None:
+    """Perturb token p (see probe_positions); every output row before p must stay byte-identical.
+    The first leak: (the earlier token that changed, the later token p), or None."""
     base = fn(x)
     for p in probe_positions(x.shape[1], seed):
         changed = fn(perturb_position(x, p, seed=p))
         if not equal(base[:, :p], changed[:, :p]):
-            first = next(i for i in range(p) if not equal(base[:, i], changed[:, i]))
-            return f"token {first} changed when token {p} did"
+            return next(i for i in range(p) if not equal(base[:, i], changed[:, i])), p
     return None
 
 
@@ -52,7 +53,8 @@ def _check_causal(s: Subject, path: str) -> None:
             fn = partial(_forward_output if path == "forward" else _trace_output, m, pad=pad, where=where)
             leak = _first_leak(fn, x, s.seed)
             if leak:
-                raise CheckFailed(f"{path} reads the future: {leak}", where)
+                raise CheckFailed(t("{path} reads the future: token {first} changed when token {p} did", path=path,
+                                    first=leak[0], p=leak[1]), where)
 
 
 def _forward_output(m: Guarded, x: Tensor, pad: Tensor | None, where: str) -> Tensor:
@@ -89,7 +91,8 @@ def check_causal_autograd(s: Subject) -> None:
             later = grad[:, i + 1 :].abs().amax(dim=(0, 2))  # (T - i - 1,)
             if later.max() > 0:
                 j = i + 1 + int(later.nonzero()[0])
-                raise CheckFailed(f"the gradient of output {i} with respect to later input {j} is not zero", where)
+                raise CheckFailed(t("the gradient of output {i} with respect to later input {j} is not zero", i=i, j=j),
+                                  where)
 
 
 def check_control_sees_future(s: Subject) -> None:
@@ -99,5 +102,5 @@ def check_control_sees_future(s: Subject) -> None:
     with torch.no_grad():
         out, changed = m.forward(x, None, str(case)), m.forward(perturb_position(x, case.T - 1, seed=99), None, str(case))
     if equal(out[:, : case.T - 1], changed[:, : case.T - 1]):
-        raise CheckFailed("with causal=False no earlier token reacts to a later one; honour config.causal "
-                          "(or pick options that let a token see further)")
+        raise CheckFailed(t("with causal=False no earlier token reacts to a later one; honour config.causal "
+                            "(or pick options that let a token see further)"))

@@ -12,6 +12,7 @@ from dataclasses import dataclass
 import torch
 
 from ..config import AttentionConfig
+from ..i18n import SOURCE, mark, speaking, t
 from ..variant import Variant
 from .build_checks import check_build, check_declarations, check_every_setting, check_options, check_scaling_declared
 from .cache_checks import check_cached_decoding
@@ -34,24 +35,24 @@ from .shape_checks import (
 from .subject import ATOL, RTOL, Subject, built
 from .trace_checks import check_forward_matches_trace, check_trace_is_the_formula
 
-CHECKS: dict[str, Callable[[Subject], None]] = {  # in the order they run
-    "options validate": check_options,
-    "declarations": check_declarations,
-    "build": check_build,
-    "every setting the app offers": check_every_setting,
-    "shapes, NaN and inf": check_shapes_and_values,
-    "same answer twice": check_same_answer_twice,
-    "rows sum to 1": check_rows_sum_to_one,
-    "padding": check_padding,
-    "batch rows independent": check_batch_rows_independent,
-    "causal forward (perturbation)": check_causal_forward,
-    "causal trace (perturbation)": check_causal_trace,
-    "causal forward (autograd)": check_causal_autograd,
-    "forward agrees with trace": check_forward_matches_trace,
-    "trace is the formula": check_trace_is_the_formula,
-    "cached decoding equals the recompute": check_cached_decoding,
-    "causal=False control sees the future": check_control_sees_future,
-    "√d control (uses_scaling)": check_scaling_declared,
+CHECKS: dict[str, Callable[[Subject], None]] = {  # in the order they run; each name said as t(name)
+    mark("options validate"): check_options,
+    mark("declarations"): check_declarations,
+    mark("build"): check_build,
+    mark("every setting the app offers"): check_every_setting,
+    mark("shapes, NaN and inf"): check_shapes_and_values,
+    mark("same answer twice"): check_same_answer_twice,
+    mark("rows sum to 1"): check_rows_sum_to_one,
+    mark("padding"): check_padding,
+    mark("batch rows independent"): check_batch_rows_independent,
+    mark("causal forward (perturbation)"): check_causal_forward,
+    mark("causal trace (perturbation)"): check_causal_trace,
+    mark("causal forward (autograd)"): check_causal_autograd,
+    mark("forward agrees with trace"): check_forward_matches_trace,
+    mark("trace is the formula"): check_trace_is_the_formula,
+    mark("cached decoding equals the recompute"): check_cached_decoding,
+    mark("causal=False control sees the future"): check_control_sees_future,
+    mark("√d control (uses_scaling)"): check_scaling_declared,
 }
 NEEDS_BUILD = set(CHECKS) - {"options validate", "declarations", "build"}  # skipped when the default cannot build
 NORMALISED_ONLY = {"rows sum to 1"}  # skipped for a variant that declares normalised=False
@@ -68,8 +69,14 @@ class Outcome:
     traceback: str = ""
 
 
-def run_check(check: str, variant: Variant, base: AttentionConfig, seed: int = 0) -> Outcome:
-    """One check on a fresh Subject; whatever the plugin raises (SystemExit too) becomes an Outcome."""
+def run_check(check: str, variant: Variant, base: AttentionConfig, seed: int = 0, language: str = SOURCE) -> Outcome:
+    """One check on a fresh Subject; whatever the plugin raises (SystemExit too) becomes an Outcome, its sentence in
+    `language` (the reader's: a child process does not know it otherwise)."""
+    with speaking(language):
+        return _run_check(check, variant, base, seed)
+
+
+def _run_check(check: str, variant: Variant, base: AttentionConfig, seed: int) -> Outcome:
     import pickle
     import traceback
 
@@ -92,7 +99,9 @@ def run_check(check: str, variant: Variant, base: AttentionConfig, seed: int = 0
 
         at = where(exc)
         tb = "".join(traceback.format_exception(exc))
-        return Outcome("error", f"raised {one_line(exc)}" + (f" at {at}" if at else ""), "", None, tb)
+        message = (t("raised {error} at {at}", error=one_line(exc), at=at) if at else
+                   t("raised {error}", error=one_line(exc)))
+        return Outcome("error", message, "", None, tb)
 
 
 __all__ = [

@@ -7,6 +7,7 @@ reported once: a later check that trips over the same fault says so instead of r
 
 from __future__ import annotations
 
+import contextvars
 import pickle
 import time
 from collections.abc import Callable, Iterable
@@ -14,6 +15,7 @@ from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 
 from ..config import AttentionConfig, ConfigError
+from ..i18n import current, t, t_n
 from ..proc import CORES
 from ..proc.sandbox import SandboxError, run_in_child
 from ..registry import STRICT_NOTE, strict
@@ -25,11 +27,15 @@ TIMEOUT = 20.0  # seconds one check may take: room for the slowest on a busy sha
 MEMORY_MB = 2048  # how much more memory one check's process may take
 WORKERS = CORES  # checks run at once: one per core of the machine the lab targets
 CANARY = "every setting the app offers"  # the first check that runs the plugin's forward and trace
+OPTIONS = "options validate"  # the first check: the options must resolve before anything is built
 
 
 @dataclass(frozen=True)
 class CheckReport:
-    """What check_variant found: passed, one sentence per failure, seconds per check, and what was skipped."""
+    """What check_variant found: passed, one sentence per failure, seconds per check, and what was skipped.
+
+    Its sentences are in the language of whoever asked (core.i18n.current() when check_variant was called); the
+    check names (the keys) are the kit's own, said as t(check)."""
 
     passed: bool
     failures: list[str] = field(default_factory=list)  # "check: one sentence", in the order run
@@ -37,13 +43,18 @@ class CheckReport:
     variant: str = ""
     skipped: dict[str, str] = field(default_factory=dict)  # check -> why it did not run (or repeated a failure)
     plugin: str = ""
+    found: dict[str, str] = field(default_factory=dict)  # check -> its failure's sentence (with the case)
+    repeated: dict[str, str] = field(default_factory=dict)  # check -> the earlier check that found the same fault
 
     def __str__(self) -> str:
-        head = f"{self.variant}: {'passed' if self.passed else 'FAILED'} ({len(self.timings)} checks)"
+        n = len(self.timings)
+        head = (t_n("{variant}: passed ({n} check)", "{variant}: passed ({n} checks)", n, variant=self.variant)
+                if self.passed else
+                t_n("{variant}: FAILED ({n} check)", "{variant}: FAILED ({n} checks)", n, variant=self.variant))
         lines = [head, *(f"  - {f}" for f in self.failures)]
-        repeats = sum(1 for why in self.skipped.values() if why.startswith("same"))
-        if repeats:
-            lines.append(f"  ({repeats} more check(s) stopped at the same fault)")
+        if self.repeated:
+            lines.append(t_n("  ({n} more check stopped at the same fault)",
+                             "  ({n} more checks stopped at the same fault)", len(self.repeated)))
         return "\n".join(lines)
 
 
@@ -79,8 +90,8 @@ def check_variant(
     try:
         base = variant.resolve((config or AttentionConfig()).replace(causal=True, dropout=0.0))
     except Exception as exc:  # noqa: BLE001 - options that do not resolve: nothing can be built
-        report.failures.append(f"options validate: {one_line(exc) if not isinstance(exc, ConfigError) else exc}")
-        report.skipped.update({c: "the options do not resolve" for c in wanted if c != "options validate"})
+        report.fail(OPTIONS, str(exc) if isinstance(exc, ConfigError) else one_line(exc))
+        report.skipped.update({c: t("the options do not resolve") for c in wanted if c != OPTIONS})
         return report.result(name)
     runner = _runner(variant, base, seed, plugin, timeout, isolate)
     gates = [c for c in wanted if c not in NEEDS_BUILD]
@@ -90,7 +101,7 @@ def check_variant(
     if "build" not in report.timings:  # asked for a subset without it: build once to know
         report.add("build", *runner("build"), record=False)
     if not report.built:
-        report.skipped.update({c: "the default config does not build" for c in rest})
+        report.skipped.update({c: t("the default config does not build") for c in rest})
         return report.result(name)
     if rest and rest[0] == CANARY:  # alone first: a plugin that hangs costs one time limit, not one per worker
         report.add(CANARY, *runner(CANARY))
@@ -99,10 +110,10 @@ def check_variant(
         report.skipped.update({c: report.stopped for c in rest})
         return report.result(name)
     rest = [c for c in rest if c not in NORMALISED_ONLY or getattr(variant, "normalised", True)]
-    report.skipped.update({c: "the variant declares normalised=False" for c in wanted if c in NORMALISED_ONLY
+    report.skipped.update({c: t("the variant declares normalised=False") for c in wanted if c in NORMALISED_ONLY
                            and c not in rest})
     with ThreadPoolExecutor(max_workers=max(1, workers)) as pool:  # each thread only waits for its child
-        futures = {c: pool.submit(runner, c) for c in rest}
+        futures = {c: pool.submit(contextvars.copy_context().run, runner, c) for c in rest}  # (in this language)
         for check in rest:
             if report.stopped:
                 futures[check].cancel()
@@ -120,6 +131,8 @@ class _Collector:
         self.failures: list[str] = []
         self.timings: dict[str, float] = {}
         self.skipped: dict[str, str] = {}
+        self.found: dict[str, str] = {}
+        self.repeated: dict[str, str] = {}
         self.seen: dict[str, str] = {}  # failure sentence -> the check that reported it first
         self.stopped, self.built = "", False
 
@@ -132,22 +145,32 @@ class _Collector:
         if outcome.kind == "pass":
             return
         if outcome.kind == "stop":  # timed out, died or ran out of memory: the rest would only wait
-            self.stopped = f"not run: the plugin stopped answering in {check!r}"
+            self.stopped = t("not run: the plugin stopped answering in {check}", check=repr(t(check)))
         if outcome.kind == "error" and self.raise_errors:
             _reraise(outcome, self.plugin, check)
         if outcome.message in self.seen:
-            self.skipped[check] = f"same fault as {self.seen[outcome.message]!r}"
+            self.repeated[check] = self.seen[outcome.message]
+            self.skipped[check] = t("same fault as {check}", check=repr(t(self.seen[outcome.message])))
             return
         self.seen[outcome.message] = check
-        self.failures.append(f"{check}: {outcome.message}" + (f" ({outcome.case})" if outcome.case else ""))
+        self.fail(check, outcome.message, outcome.case)
+
+    def fail(self, check: str, message: str, case: str = "") -> None:
+        """One failure, in the report's two forms: a line of the text, and the check's sentence."""
+        said = t("{message} ({case})", message=message, case=case) if case else message
+        self.found[check] = said
+        self.failures.append(t("{check}: {message}", check=t(check), message=said))
 
     def result(self, name: str) -> CheckReport:
-        return CheckReport(not self.failures, self.failures, self.timings, name, self.skipped, self.plugin)
+        return CheckReport(not self.failures, self.failures, self.timings, name, self.skipped, self.plugin,
+                           self.found, self.repeated)
 
 
 def _runner(variant: Variant, base: AttentionConfig, seed: int, plugin: str, timeout: float,
             isolate: bool) -> Callable[[str], tuple[Outcome, float]]:
-    """check -> (outcome, seconds): in the forkserver's children, in forked ones (a variant that does not pickle), or here."""
+    """check -> (outcome, seconds): in the forkserver's children, in forked ones (a variant that does not pickle), or here.
+    Each check's sentences are made in the caller's language (a child is told it)."""
+    language = current()
     try:
         pickle.dumps(variant)
         method = "forkserver"
@@ -157,13 +180,13 @@ def _runner(variant: Variant, base: AttentionConfig, seed: int, plugin: str, tim
     def run(check: str) -> tuple[Outcome, float]:
         start = time.perf_counter()
         if not isolate:
-            return run_check(check, variant, base, seed), time.perf_counter() - start
+            return run_check(check, variant, base, seed, language), time.perf_counter() - start
         try:
-            outcome = run_in_child(run_check, check, variant, base, seed, label=f"plugin {plugin}", timeout=timeout,
-                                   memory_mb=MEMORY_MB, start=method)
-        except SandboxError as exc:
-            at = f" at {exc.where}" if exc.where else ""
-            outcome = Outcome("stop" if exc.kind in ("timeout", "died", "memory") else "error", f"{exc}{at}")
+            outcome = run_in_child(run_check, check, variant, base, seed, language, label=f"plugin {plugin}",
+                                   timeout=timeout, memory_mb=MEMORY_MB, start=method)
+        except SandboxError as exc:  # (the sandbox's own sentence)
+            said = t("{sentence} at {at}", sentence=str(exc), at=exc.where) if exc.where else str(exc)
+            outcome = Outcome("stop" if exc.kind in ("timeout", "died", "memory") else "error", said)
         return outcome, time.perf_counter() - start
 
     return run

@@ -12,6 +12,7 @@ import torch
 from torch import Tensor
 
 from ..attention import AttentionModule, AttentionTrace
+from ..i18n import t, t_n
 from ..variant import one_line, where
 
 _equal = torch.equal  # bound now, before any plugin code runs in this process
@@ -22,7 +23,7 @@ class CheckFailed(AssertionError):
     """One promise broken; the message is one sentence for the plugin author (`case` says where)."""
 
     def __init__(self, message: str, case: str = "") -> None:
-        super().__init__(message + (f" ({case})" if case else ""))
+        super().__init__(t("{message} ({case})", message=message, case=case) if case else message)
         self.message, self.case = message, case
 
 
@@ -31,7 +32,10 @@ class PluginRaised(CheckFailed):
 
     def __init__(self, what: str, exc: BaseException, case: str = "", message: str = "") -> None:
         at = where(exc)
-        super().__init__(message or f"{what} raised {one_line(exc)}" + (f" at {at}" if at else ""), case)
+        if not message:
+            message = (t("{what} raised {error} at {at}", what=what, error=one_line(exc), at=at) if at else
+                       t("{what} raised {error}", what=what, error=one_line(exc)))
+        super().__init__(message, case)
         self.original = exc
 
 
@@ -45,15 +49,16 @@ class Guarded:
         """module(x) (B, T, d_model), or CheckFailed naming what went wrong."""
         out = self._call("forward", lambda: self.module(x, key_padding_mask=key_padding_mask), case)
         if not isinstance(out, Tensor) or tuple(out.shape) != tuple(x.shape):
-            raise CheckFailed(f"forward returned {shape_of(out)}; expected {tuple(x.shape)}", case)
-        _finite("forward's output", out, case)
+            raise CheckFailed(t("forward returned {got}; expected {shape}", got=shape_of(out), shape=tuple(x.shape)),
+                              case)
+        _finite(t("forward's output"), out, case)
         return out
 
     def trace(self, x: Tensor, key_padding_mask: Tensor | None = None, case: str = "") -> AttentionTrace:
         """module.trace(x) with its stages' shapes and values checked."""
         tr = self._call("trace", lambda: self.module.trace(x, key_padding_mask=key_padding_mask), case)
         if not isinstance(tr, AttentionTrace):
-            raise CheckFailed(f"trace returned a {type(tr).__name__}, not an AttentionTrace", case)
+            raise CheckFailed(t("trace returned a {kind}, not an AttentionTrace", kind=type(tr).__name__), case)
         B, T, d = x.shape
         H = tr.q.shape[1] if isinstance(tr.q, Tensor) and tr.q.dim() == 4 else -1
         maps = tr.maps if isinstance(tr.maps, dict) else {}
@@ -63,19 +68,21 @@ class Guarded:
         for name, shape in expected.items():
             value = maps[name[6:-2]] if name.startswith("maps[") else getattr(tr, name)
             if not isinstance(value, Tensor) or tuple(value.shape) != shape:
-                raise CheckFailed(f"trace.{name} has shape {shape_of(value)}; expected {shape}", case)
+                raise CheckFailed(t("trace.{name} has shape {got}; expected {shape}", name=name, got=shape_of(value),
+                                    shape=shape), case)
         for name in ("q", "k", "v", "context"):
             value = getattr(tr, name)
             if not isinstance(value, Tensor) or value.dim() != 4 or value.shape[0] != B or value.shape[2] != T:
-                raise CheckFailed(f"trace.{name} has shape {shape_of(value)}; expected (B={B}, heads, T={T}, hd)", case)
+                raise CheckFailed(t("trace.{name} has shape {got}; expected (B={B}, heads, T={T}, hd)", name=name,
+                                    got=shape_of(value), B=B, T=T), case)
         if not isinstance(tr.mask, Tensor) or tr.mask.dtype != torch.bool or tr.mask.dim() != 4:
-            raise CheckFailed("trace.mask must be a bool tensor (B|1, 1, T, T) with True = may attend", case)
+            raise CheckFailed(t("trace.mask must be a bool tensor (B|1, 1, T, T) with True = may attend"), case)
         for name in ("q", "k", "v", "scores", "scaled", "weights", "context", "output"):
             _finite(f"trace.{name}", getattr(tr, name), case)
         for name, value in maps.items():
             _finite(f"trace.maps[{name!r}]", value, case)
         if torch.isnan(tr.masked).any() or torch.isposinf(tr.masked).any():
-            raise CheckFailed("trace.masked holds NaN or +inf; only forbidden positions may hold -inf", case)
+            raise CheckFailed(t("trace.masked holds NaN or +inf; only forbidden positions may hold -inf"), case)
         return tr
 
     def _call(self, what: str, fn, case: str):
@@ -91,22 +98,23 @@ class Guarded:
         edited = [name for name, p in self.module.named_parameters() if name not in before
                   or not _equal(p.detach(), before[name])]
         if edited:
-            raise CheckFailed(f"{what} edited its weights in place ({', '.join(edited[:3])}); "
-                              "a pass must leave parameters unchanged", case)
-        left = [t.name for t in threading.enumerate() if t not in threads and t.is_alive()]
+            raise CheckFailed(t("{what} edited its weights in place ({names}); a pass must leave parameters unchanged",
+                                what=what, names=", ".join(edited[:3])), case)
+        left = [thread.name for thread in threading.enumerate() if thread not in threads and thread.is_alive()]
         if left:
-            raise CheckFailed(f"{what} left {len(left)} thread(s) running ({', '.join(left[:3])}); "
-                              "a variant must not start threads", case)
+            raise CheckFailed(t_n("{what} left {n} thread running ({names}); a variant must not start threads",
+                                  "{what} left {n} threads running ({names}); a variant must not start threads",
+                                  len(left), what=what, names=", ".join(left[:3])), case)
         return result
 
 
-def _finite(what: str, t: Tensor, case: str) -> None:
+def _finite(what: str, value: Tensor, case: str) -> None:
     """NaN and inf are named as such, never as a disagreement or a leak further on."""
-    if t.dtype.is_floating_point and not bool(_isfinite(t).all()):
-        kind = "NaN" if bool(torch.isnan(t).any()) else "inf"
-        raise CheckFailed(f"{what} holds {kind}", case)
+    if value.dtype.is_floating_point and not bool(_isfinite(value).all()):
+        kind = "NaN" if bool(torch.isnan(value).any()) else "inf"
+        raise CheckFailed(t("{what} holds {kind}", what=what, kind=kind), case)
 
 
-def shape_of(t: object) -> object:
+def shape_of(value: object) -> object:
     """A tensor's shape as a tuple, or the type of whatever came back instead."""
-    return tuple(t.shape) if isinstance(t, Tensor) else f"a {type(t).__name__}"
+    return tuple(value.shape) if isinstance(value, Tensor) else t("a {kind}", kind=type(value).__name__)

@@ -5,6 +5,7 @@ from __future__ import annotations
 import torch
 from torch import Tensor
 
+from ..i18n import t
 from .cases import Case
 from .guard import CheckFailed
 from .subject import ATOL, RTOL, Subject, allclose, equal
@@ -24,8 +25,8 @@ def check_same_answer_twice(s: Subject) -> None:
         for m, case, x, where in s.runs(lengths=(9,)):
             first, again = m.forward(x, case.padding(), where), m.forward(x, case.padding(), where)
             if not equal(first, again):
-                raise CheckFailed("forward gave a different answer for the same input the second time; "
-                                  "keep no state between calls and no randomness in eval mode", where)
+                raise CheckFailed(t("forward gave a different answer for the same input the second time; "
+                                    "keep no state between calls and no randomness in eval mode"), where)
 
 
 def check_rows_sum_to_one(s: Subject) -> None:
@@ -35,10 +36,11 @@ def check_rows_sum_to_one(s: Subject) -> None:
             tr = m.trace(x, case.padding(), where)
             rows = _real_rows(tr.weights, case)  # (real queries, H, T)
             if (rows < 0).any():
-                raise CheckFailed("some attention weights are negative; declare normalised=False if they may be", where)
+                raise CheckFailed(t("some attention weights are negative; declare normalised=False if they may be"),
+                                  where)
             if not allclose(rows.sum(-1), torch.ones_like(rows.sum(-1)), atol=ATOL):
-                raise CheckFailed("a row of attention weights does not sum to 1; declare normalised=False "
-                                  "if the weights are not a distribution over keys", where)
+                raise CheckFailed(t("a row of attention weights does not sum to 1; declare normalised=False "
+                                    "if the weights are not a distribution over keys"), where)
 
 
 def check_padding(s: Subject) -> None:
@@ -50,11 +52,12 @@ def check_padding(s: Subject) -> None:
             pad = case.padding()
             out, tr = m.forward(x, pad, where), m.trace(x, pad, where)
             if out[~pad].abs().max() > 0 or tr.weights.permute(0, 2, 1, 3)[~pad].abs().max() > 0:
-                raise CheckFailed("padding query rows must have zero weights and zero output", where)
+                raise CheckFailed(t("padding query rows must have zero weights and zero output"), where)
             for b, n in enumerate(case.lengths):
                 alone = m.forward(x[b : b + 1, :n], None, where)[0]  # the sequence without its padding
                 if not allclose(out[b, :n], alone, atol=ATOL, rtol=RTOL):
-                    raise CheckFailed("real tokens change when padding is added; padding keys must be invisible", where)
+                    raise CheckFailed(t("real tokens change when padding is added; padding keys must be invisible"),
+                                      where)
 
 
 def check_batch_rows_independent(s: Subject) -> None:
@@ -66,7 +69,7 @@ def check_batch_rows_independent(s: Subject) -> None:
             out = m.forward(x, None, where)
             for b in range(case.B):
                 if not allclose(out[b], m.forward(x[b : b + 1], None, where)[0], atol=ATOL, rtol=RTOL):
-                    raise CheckFailed(f"sequence {b}'s output depends on the other sequences in its batch", where)
+                    raise CheckFailed(t("sequence {b}'s output depends on the other sequences in its batch", b=b), where)
 
 
 def _real_rows(weights: Tensor, case: Case) -> Tensor:

@@ -14,14 +14,23 @@ from collections import Counter
 from collections.abc import Callable, Mapping
 from typing import Any
 
+from ..i18n import mark, speaking, t_n
+from .limits import answer, headers_of, language_of
+
 QUEUED_MAX = 256  # events the whole queue holds (waiting + running); past it, a short 503 sentence
 # events one client (address) may have waiting or running at once; past it, a 429 sentence. A student's page has
 # 1-2, but a class behind a school's NAT is one address: 48 lets forty students press the same button at once,
 # and fair order (below) still serves another address between two of this one's.
 PER_CLIENT = int(os.environ.get("ATTENTION_LAB_PER_CLIENT", "48"))
-BUSY = ("You have {n} requests waiting or running already, the most one visitor may have; "
-        "wait for an answer before you send more.")
-FULL = "The lab is answering as many requests as it can hold right now; try again in a few seconds."
+FULL = mark("The lab is answering as many requests as it can hold right now; try again in a few seconds.")
+
+
+def busy(n: int) -> str:
+    """What a visitor over its share is told (429), in the current language."""
+    return t_n("You have {n} request waiting or running already, the most one visitor may have; wait for an answer "
+               "before you send more.",
+               "You have {n} requests waiting or running already, the most one visitor may have; wait for an answer "
+               "before you send more.", n)
 
 
 def in_any_order(items: list) -> list:
@@ -79,12 +88,12 @@ class DirectShare:
         if scope["type"] != "http" or not scope.get("path", "").startswith(self.PREFIXES):
             await self.app(scope, receive, send)
             return
-        headers = {k.decode("latin-1").lower(): v.decode("latin-1") for k, v in scope.get("headers") or []}
+        headers = headers_of(scope)
         key = client_key((scope.get("client") or ("unknown",))[0], headers)
         if self.in_flight[key] >= PER_CLIENT:
-            from core.serve.errors import answer
-
-            await answer(send, 429, BUSY.format(n=self.in_flight[key]))
+            with speaking(language_of(headers)):
+                sentence = busy(self.in_flight[key])
+            await answer(send, 429, sentence)
             return
         self.in_flight[key] += 1
         try:

@@ -14,20 +14,23 @@ import threading
 import time
 from typing import Any
 
-from .limits import answer
+from ..i18n import mark
+from .limits import answer, said
 
 log = logging.getLogger("attention_lab.http")
 MAX_URL_BYTES = 8192  # path + query; the lab's longest real URL is a few hundred bytes
 BODY_SECONDS = 30.0  # from the headers to the body's last byte (1 MiB at most: core.serve.limits)
-TOO_LONG = "The address is longer than 8 KB; the lab's addresses are short, so check it."
-ONE_RANGE = "The lab serves one byte range per request; ask for the ranges one at a time."
-TOO_SLOW = "The request's body did not arrive within 30 s; send it again in one go."
+# What a request is told, in its page's language (core.serve.limits.said).
+TOO_LONG = mark("The address is longer than 8 KB; the lab's addresses are short, so check it.")
+ONE_RANGE = mark("The lab serves one byte range per request; ask for the ranges one at a time.")
+TOO_SLOW = mark("The request's body did not arrive within 30 s; send it again in one go.")
+NO_SUCH = mark("The lab has no such component, event or session; reload the page.")
 UNKNOWN = {
-    "FnIndexInferError": "The lab has no endpoint by that name; /gradio_api/info lists them.",
-    "KeyError": "The lab has no such component, event or session; reload the page.",
-    "IndexError": "The lab has no such component, event or session; reload the page.",
+    "FnIndexInferError": mark("The lab has no endpoint by that name; /gradio_api/info lists them."),
+    "KeyError": NO_SUCH,
+    "IndexError": NO_SUCH,
 }
-FAILED = "The lab could not answer this request; it is logged, and the lab keeps serving."
+FAILED = mark("The lab could not answer this request; it is logged, and the lab keeps serving.")
 
 
 class Sentences:
@@ -41,11 +44,11 @@ class Sentences:
             await self.app(scope, receive, send)
             return
         if len(scope.get("raw_path") or b"") + len(scope.get("query_string") or b"") > MAX_URL_BYTES:
-            await answer(send, 414, TOO_LONG)
+            await answer(send, 414, said(scope, TOO_LONG))
             return
         headers = dict(scope.get("headers") or [])
         if b"," in headers.get(b"range", b""):
-            await answer(send, 416, ONE_RANGE)
+            await answer(send, 416, said(scope, ONE_RANGE))
             return
         started = ended = body_done = False
         deadline = time.monotonic() + self.body_seconds
@@ -60,7 +63,7 @@ class Sentences:
             except TimeoutError:
                 body_done = True
                 if not started:
-                    await answer(watched, 408, TOO_SLOW)
+                    await answer(watched, 408, said(scope, TOO_SLOW))
                 return {"type": "http.disconnect"}
             body_done = message["type"] != "http.request" or not message.get("more_body", False)
             return message
@@ -80,7 +83,7 @@ class Sentences:
             log.warning("%s %s: %s (answered in one sentence)", scope.get("method"), scope.get("path", "")[:80], name,
                         extra={"lab_key": name})
             if not started:
-                await answer(watched, 404 if name in UNKNOWN else 500, UNKNOWN.get(name, FAILED))
+                await answer(watched, 404 if name in UNKNOWN else 500, said(scope, UNKNOWN.get(name, FAILED)))
             elif not ended:
                 await watched({"type": "http.response.body", "body": b"", "more_body": False})
 

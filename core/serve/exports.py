@@ -12,13 +12,14 @@ import json
 from typing import Any
 
 from ..config import ConfigError
+from ..i18n import mark, t
 from ..lab.session import Run
 from ..lab.steps import trace_payload
 from .cache import DrawnCache
 from .files import FOLDER_BYTES, app_folder, content_name, written_once
 
 SHOWN = DrawnCache(max_items=512)  # stamp -> view dict the server sent (shared with the view caches, not copied)
-EXPIRED = "This view is no longer on the server; change a setting to redraw it, then export again."
+EXPIRED = mark("This view is no longer on the server; change a setting to redraw it, then export again.")
 
 
 def remember(view: dict[str, Any]) -> dict[str, Any]:
@@ -32,7 +33,7 @@ def png_file(shown: Any, folder: str | None = None) -> str:
     stamp = shown.get("stamp") if isinstance(shown, dict) else None
     view = SHOWN.peek(stamp) if isinstance(stamp, str) else None
     if view is None:
-        raise ConfigError(EXPIRED)
+        raise ConfigError(t(EXPIRED))
     from ..render import export  # matplotlib loads on the first export, not at start-up
 
     return written_once(folder or app_folder("png"), f"attention-lab-{stamp}.png", lambda: export.png(view))

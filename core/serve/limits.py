@@ -4,15 +4,24 @@ Gradio reads a request's JSON body whole, and nothing caps it: twenty 50 MB bodi
 This ASGI middleware refuses a body over the cap (413) from its Content-Length, or as soon as a body
 sent without one passes the cap, so it is never read into memory. A request whose body is not what the
 route takes (FastAPI's 422) is answered in one sentence as well.
+
+`answer` is how every middleware of the app answers a request itself, and `said` makes its sentence in the
+request's language (the page's cookie, else the browser's Accept-Language), as an event's would be.
 """
 
 from __future__ import annotations
 
 import json
+from collections.abc import Mapping
 from typing import Any
+from urllib.parse import unquote
+
+from ..i18n import mark, normal, speaking, t
 
 MAX_BODY_BYTES = 1 << 20  # a sentence is cut at 4,097 characters anyway; 1 MiB leaves room for any control
-TOO_LARGE = "The request is larger than 1 MiB; the lab reads at most 4,096 characters of a sentence, so send less."
+TOO_LARGE = mark("The request is larger than 1 MiB; the lab reads at most 4,096 characters of a sentence, so send "
+                 "less.")
+COOKIE = "lab_lang"  # where the page keeps its language (core/ui/i18n.py writes it, core.ui.i18n.COOKIE)
 
 
 class BodyLimit:
@@ -27,7 +36,7 @@ class BodyLimit:
             return
         length = dict(scope.get("headers") or []).get(b"content-length")
         if length is not None and (not length.isdigit() or int(length) > self.max_bytes):
-            await answer(send, 413, TOO_LARGE)
+            await answer(send, 413, said(scope, TOO_LARGE))
             return
         received, started, refused = 0, False, False
 
@@ -42,7 +51,7 @@ class BodyLimit:
                 if received > self.max_bytes:
                     refused = True
                     if not started:
-                        await answer(send, 413, TOO_LARGE)
+                        await answer(send, 413, said(scope, TOO_LARGE))
                     return {"type": "http.disconnect"}
             return message
 
@@ -64,9 +73,35 @@ async def answer(send: Any, status: int, sentence: str) -> None:
     await send({"type": "http.response.body", "body": body})
 
 
+def language_of(headers: Mapping[str, str]) -> str:
+    """The language a request's page shows: the cookie the page keeps, else the browser's Accept-Language
+    (headers by lower-case name); English for a script that says neither."""
+    for part in headers.get("cookie", "").split(";"):
+        key, _, value = part.strip().partition("=")
+        if key == COOKIE and value:
+            return normal(unquote(value))
+    return normal(headers.get("accept-language", "").split(",")[0].split(";")[0])
+
+
+def headers_of(scope: dict) -> dict[str, str]:
+    """An ASGI scope's headers, by lower-case name."""
+    return {k.decode("latin-1").lower(): v.decode("latin-1") for k, v in scope.get("headers") or []}
+
+
+def said(scope: dict, msgid: str, **fields: Any) -> str:
+    """t(msgid, **fields) in the language of the request a middleware answers itself."""
+    with speaking(language_of(headers_of(scope))):
+        return t(msgid, **fields)
+
+
 def invalid_request_sentence(errors: list[dict]) -> str:
-    """FastAPI's list of validation errors as one sentence: the first field and what is wrong with it."""
+    """FastAPI's list of validation errors as one sentence: the first field and what is wrong with it (in FastAPI's
+    own words, which the sentence quotes)."""
     first = errors[0] if errors else {}
-    where = ".".join(str(part) for part in first.get("loc", ()) if part != "body")[:60] or "the body"
-    what = str(first.get("msg", "is not valid"))[:80]
-    return f"The request is not what this endpoint takes: {where}: {what}."
+    where = ".".join(str(part) for part in first.get("loc", ()) if part != "body")[:60]
+    what = str(first.get("msg", "")).rstrip(".")[:80]
+    if not where:
+        where = t("the body")
+    if not what:
+        return t("The request is not what this endpoint takes: {where} is not valid.", where=where)
+    return t("The request is not what this endpoint takes: {where}: {what}.", where=where, what=what)

@@ -5,6 +5,8 @@ probed in that plugin's worker (core.proc.sandbox.Worker: a time limit, a memory
 crash), and what comes back is checked before a view uses it. While a request waits on the worker, its
 queue slot is lent to the next request (core.serve.slots): a plugin that hangs or spins slows nobody.
 A plugin that fails badly (no answer, a crash, out of memory) three times in a row is switched off.
+The worker speaks the request's language: a sentence it makes (a setting the variant refuses, the kit's report)
+comes back in it.
 """
 
 from __future__ import annotations
@@ -17,10 +19,12 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from ..config import ConfigError, excerpt
+from ..i18n import SOURCE, current, speaking, t
 from ..lab import causality, model_stats
 from ..lab.session import CACHE_SIZE, Lab, Request, Run, trace_problem
 from ..proc.sandbox import SandboxError, Worker
 from ..registry import Registry, load_registry
+from ..said import Said
 from ..variant import Variant, one_line
 from .slots import CPU
 
@@ -47,7 +51,7 @@ class _Plugin:
     turn: threading.Lock = field(default_factory=threading.Lock)  # one request in the worker at a time
     waiting: int = 0  # requests in the worker or waiting for it
     failures: int = 0  # bad failures in a row
-    off: str = ""  # why it was switched off ("" while it is on)
+    off: Said | None = None  # why it was switched off (None while it is on), said to whoever asks
 
 
 class Guard:
@@ -79,15 +83,15 @@ class Guard:
         with CPU.released():  # waiting on another process: its queue slot goes to the next request meanwhile
             with self._lock:
                 if plugin.off:
-                    raise PluginFault(plugin.off)
+                    raise PluginFault(str(plugin.off))
                 if plugin.waiting > WAITING:
-                    raise PluginFault(f"plugin {plugin.name!r} is busy with {plugin.waiting} other requests; "
-                                      "try again in a few seconds.")
+                    raise PluginFault(t("plugin {name} is busy with {n} other requests; try again in a few seconds.",
+                                        name=repr(plugin.name), n=plugin.waiting))
                 plugin.waiting += 1
             try:
                 if not plugin.turn.acquire(timeout=timeout):
-                    raise PluginFault(f"plugin {plugin.name!r} did not answer within {timeout:g} s "
-                                      "(it was busy with other requests).")
+                    raise PluginFault(t("plugin {name} did not answer within {seconds} s (it was busy with other "
+                                        "requests).", name=repr(plugin.name), seconds=format(timeout, "g")))
                 try:
                     return self._run(plugin, v, fn, args, timeout)
                 finally:
@@ -99,7 +103,7 @@ class Guard:
     def switched_off(self) -> list[str]:
         """One sentence per plugin switched off in this run, for the Plugins tab."""
         with self._lock:
-            return [p.off for p in self._plugins.values() if p.off]
+            return [str(p.off) for p in self._plugins.values() if p.off]
 
     def warm(self) -> None:
         """Start every third-party plugin's worker before a student picks one: a process start is slow."""
@@ -124,37 +128,49 @@ class Guard:
 
     def _run(self, plugin: _Plugin, v: Variant, fn: Any, args: tuple, timeout: float) -> Any:
         if plugin.off:
-            raise PluginFault(plugin.off)
+            raise PluginFault(str(plugin.off))
         try:
-            result = plugin.worker.call(_in_worker, self._how_to_find(v), fn, args, timeout=timeout)
+            result = plugin.worker.call(_in_worker, self._how_to_find(v), fn, args, current(), timeout=timeout)
         except SandboxError as exc:
-            raise self._failed(plugin, exc) from None
+            raise self._failed(plugin, exc, timeout) from None
         except ConfigError:
             plugin.failures = 0
             raise  # a setting the variant refuses (or its build() failing): already one sentence
         except Exception as exc:  # the plugin's forward/trace/bias raised
-            at = next((n[3:] for n in getattr(exc, "__notes__", ()) if n.startswith("at ")), "")
-            raise PluginFault(f"plugin {plugin.name!r} failed: {one_line(exc)[:120]}"
-                              + (f" (at {at})." if at else ".")) from None
+            at = next((n[3:] for n in getattr(exc, "__notes__", ()) if n.startswith("at ")), "")  # (sandbox's note)
+            error = one_line(exc)[:120]
+            raise PluginFault(t("plugin {name} failed: {error} (at {at}).", name=repr(plugin.name), error=error, at=at)
+                              if at else t("plugin {name} failed: {error}.", name=repr(plugin.name), error=error)
+                              ) from None
         plugin.failures = 0
         return result
 
-    def _failed(self, plugin: _Plugin, exc: SandboxError) -> PluginFault:
+    def _failed(self, plugin: _Plugin, exc: SandboxError, timeout: float) -> PluginFault:
         """One sentence for what happened; switch the plugin off when it keeps happening."""
-        at = f" at {exc.where}" if exc.where else ""
-        short, full = {
-            "timeout": (f"did not answer within {plugin_seconds(exc)}",
-                        f"did not answer within {plugin_seconds(exc)}; the lab stopped it"),
-            "memory": ("ran out of memory", f"ran out of memory{at} (a plugin may use {self.memory_mb} MB); "
-                                            "the lab stopped it"),
-            "died": ("ended its process", f"ended its process{at} ({str(exc).rsplit('(', 1)[-1].rstrip(')')})"),
-        }.get(exc.kind, (str(exc).split(":")[0], f"{str(exc)[:100]}{at}; the lab restarted its worker"))
+        name, seconds, at, mb = repr(plugin.name), f"{timeout:g}", exc.where, self.memory_mb
+        if exc.kind == "timeout":
+            said = t("plugin {name} did not answer within {seconds} s; the lab stopped it.", name=name, seconds=seconds)
+            off = Said.t("plugin {name} is switched off for this run: it did not answer within {seconds} s, {n} times "
+                         "in a row; restart the lab to try it again.", name=name, seconds=seconds)
+        elif exc.kind == "memory":
+            said = (t("plugin {name} ran out of memory at {at} (a plugin may use {mb} MB); the lab stopped it.",
+                      name=name, at=at, mb=mb) if at else
+                    t("plugin {name} ran out of memory (a plugin may use {mb} MB); the lab stopped it.", name=name,
+                      mb=mb))
+            off = Said.t("plugin {name} is switched off for this run: it ran out of memory, {n} times in a row; "
+                         "restart the lab to try it again.", name=name)
+        else:  # died (the sandbox's sentence names the plugin), or could not send its answer back (it does not)
+            sentence = t("{sentence} at {at}", sentence=str(exc)[:100], at=at) if at else str(exc)[:100]
+            said = (t("{sentence}; the lab restarted its worker.", sentence=sentence) if exc.kind == "died" else
+                    t("plugin {name} {problem}; the lab restarted its worker.", name=name, problem=sentence))
+            off = Said.t("plugin {name} is switched off for this run: it failed, {n} times in a row; restart the lab "
+                         "to try it again.", name=name)
         with self._lock:
             plugin.failures += 1
             if plugin.failures >= FAILURES_TO_SWITCH_OFF and not plugin.off:
-                plugin.off = (f"plugin {plugin.name!r} is switched off for this run: it {short}, "
-                              f"{plugin.failures} times in a row; restart the lab to try it again.")
-        return PluginFault(f"plugin {plugin.name!r} {full}.")
+                off.fields["n"] = plugin.failures
+                plugin.off = off
+        return PluginFault(said)
 
     def _how_to_find(self, v: Variant) -> Any:
         """The variant itself when it pickles (by reference to its module), else its name (the worker loads it)."""
@@ -165,11 +181,6 @@ class Guard:
             except Exception:  # a lambda or a local class: the worker finds it through the entry points
                 self._sendable[v.name] = v.name
         return self._sendable[v.name]
-
-
-def plugin_seconds(exc: SandboxError) -> str:
-    """ "5 s" from a time-limit SandboxError's sentence ("... did not answer within 5 s")."""
-    return str(exc).rsplit("within ", 1)[-1]
 
 
 _GUARDS_LOCK = threading.Lock()
@@ -196,15 +207,15 @@ class AppLab(Lab):
             return super()._run(req)
         plugin = self.registry.get(req.variant).plugin
         run = self.guard.call(req.variant, _lab_run, req)
-        problem = trace_problem(run) if isinstance(run, Run) else f"a {type(run).__name__}, not a trace"
+        problem = trace_problem(run) if isinstance(run, Run) else t("a {kind}, not a trace", kind=type(run).__name__)
         if problem:
-            raise PluginFault(f"plugin {plugin!r} returned {problem}.")
+            raise PluginFault(t("plugin {name} returned {problem}.", name=repr(plugin), problem=problem))
         return run
 
 
 def switched_off_text(registry: Registry) -> str:
     """The Plugins tab's line: each plugin switched off in this run and why, or that none is."""
-    return "\n".join(guard_for(registry).switched_off()) or "None: every plugin is answering."
+    return "\n".join(guard_for(registry).switched_off()) or t("None: every plugin is answering.")
 
 
 def probe(lab: Lab, sentence: Any, position: Any, replacement: Any, causal: Any = True, variant: Any = "multi-head",
@@ -215,7 +226,8 @@ def probe(lab: Lab, sentence: Any, position: Any, replacement: Any, causal: Any 
         return causality.probe(lab, sentence, position, replacement, causal, variant, seed)
     result = guard.call(variant, _probe, sentence, position, replacement, causal, variant, seed)
     if not isinstance(result, causality.CausalityResult):
-        raise PluginFault(f"plugin {lab.registry.get(variant).plugin!r} returned a {type(result).__name__}.")
+        raise PluginFault(t("plugin {name} returned a {kind}.", name=repr(lab.registry.get(variant).plugin),
+                            kind=type(result).__name__))
     return result
 
 
@@ -242,8 +254,14 @@ def check(registry: Registry, name: Any) -> Any:
 _WORKER_REGISTRIES: dict[str, Registry] = {}
 
 
-def _in_worker(how: Variant | str, fn: Any, args: tuple) -> Any:
-    """In the plugin's worker: the built-ins plus the plugin's variant, then fn(registry, *args)."""
+def _in_worker(how: Variant | str, fn: Any, args: tuple, language: str = SOURCE) -> Any:
+    """In the plugin's worker: the built-ins plus the plugin's variant, then fn(registry, *args) in the request's
+    language."""
+    with speaking(language):
+        return _found(how, fn, args)
+
+
+def _found(how: Variant | str, fn: Any, args: tuple) -> Any:
     name = how.name if isinstance(how, Variant) else how
     registry = _WORKER_REGISTRIES.get(name)
     if registry is None:
@@ -253,8 +271,8 @@ def _in_worker(how: Variant | str, fn: Any, args: tuple) -> Any:
         else:
             registry = load_registry()
             if name not in registry.variants:
-                raise ConfigError(f"variant {excerpt(name)} cannot run in a worker process: define its build() at "
-                                  "module level, or install its plugin with an entry point.")
+                raise ConfigError(t("variant {name} cannot run in a worker process: define its build() at module "
+                                    "level, or install its plugin with an entry point.", name=excerpt(name)))
         _WORKER_REGISTRIES[name] = registry
     return fn(registry, *args)
 

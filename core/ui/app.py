@@ -27,12 +27,13 @@ from core.serve.slots import CPU
 
 from . import gradio_seams, i18n
 from .common import never_raises, serve_assets
+from .i18n import static
 from .localize import PAGE_LANG_JS, first_values_by_tab, localize
 
 log = logging.getLogger("attention_lab.ui")
 
-# Tab modules, in the order they appear. Each defines TITLE: str and build(ctx: AppContext) -> None,
-# called inside `with gr.Tab(TITLE):`.
+# Tab modules, in the order they appear. Each defines TITLE, a msgid (core.i18n.mark), and
+# build(ctx: AppContext) -> None, called inside `with gr.Tab(static(TITLE)):`.
 TABS = [
     "core.ui.lesson_tab",  # the landing page: a lesson, one step per screen
     "core.ui.attention_tab",
@@ -84,15 +85,17 @@ def build_demo(registry: Registry | None = None) -> gr.Blocks:
     serve_assets()
     # a request waiting on a plugin's worker lends its slot; the count changes in the queue's own event loop
     CPU.set_lender(gradio_seams.queue_lender(gradio_seams.cpu_group_now, anyio.from_thread.run_sync))
+    # The window's title is the app's name in every language: Gradio writes it into the page's link-preview tags
+    # as is (a translation key there would read "__i18n__{...}"); the page's own header is translated.
     with gradio_seams.LabBlocks(title="Attention Lab", analytics_enabled=False, delete_cache=DELETE_CACHE) as demo:
-        gr.Markdown("# Attention Lab\nThe attention layer of GPT-style models, one stage at a time.")
+        gr.Markdown(static("# Attention Lab\nThe attention layer of GPT-style models, one stage at a time."))
         tabs = []
         ctx.shared["demo"] = demo  # for a tab's demo.load (the Lesson tab opens ?lesson=NAME&step=N)
         ctx.shared["tabs"] = [m.rsplit(".", 1)[1] for m in TABS]  # the tabs' modules in order ("open in the lab")
         with gr.Tabs(overflow_behavior="wrap"):  # every tab in sight on a laptop, none behind a "⋯" menu
             for i, modname in enumerate(TABS):
                 tab = importlib.import_module(modname)
-                with gr.Tab(tab.TITLE) as ctx.tab:
+                with gr.Tab(static(tab.TITLE)) as ctx.tab:
                     # The page's language, written by the page when it first shows the tab (before the tab's
                     # own events: Gradio runs the events of one trigger one after the other).
                     lang = gr.Textbox("en", visible=False)
@@ -173,8 +176,9 @@ def launch_options(demo: gr.Blocks | None = None) -> dict[str, Any]:
 
 
 async def _invalid_request(request, exc: RequestValidationError) -> JSONResponse:
-    """FastAPI's 422 (a body that is not what the route takes) as one sentence."""
-    return JSONResponse({"detail": invalid_request_sentence(exc.errors())}, status_code=422)
+    """FastAPI's 422 (a body that is not what the route takes) as one sentence, in the page's language."""
+    with i18n.speaking(i18n.locale_of(request)):
+        return JSONResponse({"detail": invalid_request_sentence(exc.errors())}, status_code=422)
 
 
 def launch(demo: gr.Blocks, **kwargs) -> None:

@@ -7,6 +7,7 @@ import json
 import gradio as gr
 
 from core.config import Option
+from core.i18n import mark
 from core.lab.text import EXAMPLES
 from core.serve import views
 
@@ -22,7 +23,7 @@ from .common import (
 )
 from .inputs import options_json
 
-TITLE = "Attention"
+TITLE = mark("Attention")
 SENTENCE = "The cat sat on the mat because it was tired"  # the first view (and the /attention default)
 ZH_SENTENCE = EXAMPLES[0]  # what a page in Chinese opens on: the chapter's sentence (core.lab.pronoun's)
 D_MODELS = [4, 8, 16, 32, 64]

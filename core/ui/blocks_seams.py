@@ -16,7 +16,8 @@ from typing import Any
 import gradio as gr
 from gradio.context import LocalContext
 
-from core.config import ConfigError, named
+from core.config import ConfigError, about
+from core.i18n import mark, t, t_n
 
 from . import i18n
 from .common import CPU_GROUP, Refused, one_sentence, sentence_of
@@ -31,7 +32,8 @@ log = logging.getLogger("attention_lab.ui")
 # Gradio answers a bad value in several paragraphs echoing the whole input, with no field name; a ConfigError
 # or a bug raised outside a handler (Gradio's own reading of a value) would be "Error". Here each value is checked
 # against its control first (core/ui/inputs.py: one sentence naming the field), outputs are translated, and every
-# failure becomes the sentence core.ui.common.sentence_of says (tests/test_app_errors.py, test_i18n_mistakes.py).
+# failure becomes the sentence core.ui.common.sentence_of says (tests/test_app_errors.py, test_i18n_mistakes.py):
+# every sentence is made in the request's language where it is made, under the language process_api sets.
 
 class LabBlocks(gr.Blocks):
     """gr.Blocks whose every event answers a person in one sentence, in the page's language."""
@@ -58,7 +60,7 @@ class LabBlocks(gr.Blocks):
             try:
                 return await super().process_api(*args, **kwargs)
             except Exception as exc:  # a mistake's sentence, or a bug's apology (logged): the app keeps serving
-                sentence = html.escape(i18n.tr(sentence_of(exc, "an event")), quote=False)
+                sentence = html.escape(sentence_of(exc, "an event"), quote=False)
                 if isinstance(exc, gr.Error) and sentence == exc.message:
                     raise
                 raise gr.Error(sentence, print_exception=False) from None
@@ -72,8 +74,9 @@ def check_inputs(block_fn: Any, inputs: list[Any], state: Any = None) -> list[An
     blocks = list(block_fn.inputs)
     names = field_names(block_fn)
     if len(inputs) < len(blocks):
-        sent = "1 value" if len(inputs) == 1 else f"{len(inputs)} values"
-        raise ConfigError(f"this request sends {sent}, but the event takes {len(blocks)}: {', '.join(names)}")
+        raise ConfigError(t_n("this request sends {n} value, but the event takes {count}: {names}",
+                              "this request sends {n} values, but the event takes {count}: {names}", len(inputs),
+                              count=len(blocks), names=", ".join(names)))
     checked = list(inputs)
     props = set(getattr(block_fn, "component_prop_inputs", []) or [])
     for i, (block, name) in enumerate(zip(blocks, names, strict=True)):
@@ -109,8 +112,12 @@ def unreadable(block_fn: Any, inputs: list[Any], exc: Exception) -> str:
     names = field_names(block_fn)
     if found and int(found.group(1)) < len(names):
         i = int(found.group(1))
-        return f"{named(names[i], inputs[i])} is not a value this control takes; send one like the page does"
-    return "One of the values sent is not one the controls take; send them as the page does"
+        return about(names[i], inputs[i], NOT_TAKEN)
+    return t("One of the values sent is not one the controls take; send them as the page does")
+
+
+NOT_TAKEN = (mark("{name}={value} is not a value this control takes; send one like the page does"),
+             mark("{name} ({value}) is not a value this control takes; send one like the page does"))
 
 
 def outputs_translated(block_fn: Any, predictions: Any) -> Any:

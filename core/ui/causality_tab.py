@@ -4,11 +4,12 @@ from __future__ import annotations
 
 import gradio as gr
 
+from core.i18n import mark
 from core.serve import views
 
 from .common import CPU_GROUP, CPU_LIMIT, api_accordion, export_button, never_raises, problem_box, user_errors, view
 
-TITLE = "Causality"
+TITLE = mark("Causality")
 MAX_POSITION = 63  # the longest sentence the lab reads has 64 tokens
 SENTENCE = "The cat sat on the mat because it was tired"
 INTRO = ("Replace one token and measure how much each output row changes. With the causal mask, rows "

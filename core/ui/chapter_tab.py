@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import gradio as gr
 
+from core.i18n import mark
 from core.lab.ablate import MODES
 from core.lab.failure_modes import KEYS
 from core.lab.pronoun import CHAPTER_PAIR, CHAPTER_SENTENCE
@@ -12,7 +13,7 @@ from core.serve import chapter
 
 from .common import CPU_GROUP, CPU_LIMIT, api_accordion, problem_box, user_errors, view
 
-TITLE = "Mistakes & interventions"
+TITLE = mark("Mistakes & interventions")
 SENTENCES = (  # what the intervention view predicts after: the chapter's sentence up to 可能, then the pair
     "合同 违约金 过高 ， 它 可能",
     *CHAPTER_PAIR,

@@ -12,9 +12,12 @@ import re
 import gradio as gr
 
 from core.config import ConfigError
+from core.i18n import mark, t
 from core.render import web
 from core.serve import exports
 from core.serve.slots import SLOTS
+
+from .i18n import static
 
 log = logging.getLogger("attention_lab.ui")
 
@@ -33,12 +36,12 @@ CPU_LIMIT = SLOTS  # one per core: core.proc.CORES, the one count
 TRAINING_GROUP = "lab-training"
 TRAINING_LIMIT = 6
 MAX_ERROR_CHARS = 200
-APOLOGY = "Something went wrong computing this view; try other settings."
+APOLOGY = mark("Something went wrong computing this view; try other settings.")  # said as t(APOLOGY)
 
-
-API = "For scripts (API)"  # the accordion on each tab that holds what a script needs, not a student
-EXPORT = "PNG for a worksheet"
-EXPORTED = "PNG of this view"
+# Static texts a tab shows with static(...) (core.ui.i18n): each a msgid.
+API = mark("For scripts (API)")  # the accordion on each tab that holds what a script needs, not a student
+EXPORT = mark("PNG for a worksheet")
+EXPORTED = mark("PNG of this view")
 
 
 def serve_assets() -> None:
@@ -55,14 +58,14 @@ def view(value=None, elem_id: str | None = None, **kwargs) -> gr.HTML:
 
 def api_accordion(elem_id: str | None = None) -> gr.Accordion:
     """Collapsed: the JSON, option boxes and downloads a script needs; teaching screens stay for teaching."""
-    return gr.Accordion(API, open=False, elem_id=elem_id)
+    return gr.Accordion(static(API), open=False, elem_id=elem_id)
 
 
 def export_button(source: gr.HTML, elem_id: str) -> None:
     """A button that draws the view once as a PNG (matplotlib, on demand) and offers it as a file."""
     with gr.Row():
-        button = gr.Button(EXPORT, size="sm", scale=0, min_width=220, elem_id=f"{elem_id}-export")
-        file = gr.File(label=EXPORTED, visible=False, interactive=False, elem_id=f"{elem_id}-png")
+        button = gr.Button(static(EXPORT), size="sm", scale=0, min_width=220, elem_id=f"{elem_id}-export")
+        file = gr.File(label=static(EXPORTED), visible=False, interactive=False, elem_id=f"{elem_id}-png")
 
     @user_errors
     def save(shown):
@@ -87,7 +90,7 @@ def sentence_of(exc: BaseException, where: str) -> str:
     if isinstance(exc, ConfigError):
         return one_sentence(str(exc))
     log.error("unexpected error in %s", where, exc_info=exc)  # a bug: logged, the app keeps serving
-    return APOLOGY
+    return t(APOLOGY)
 
 
 def user_errors(fn=None, *, unqueued: int | None = None):
@@ -141,14 +144,14 @@ def _said(fn, n_outputs: int, *args):
     return (*out, gr.skip() if out == kept else "")  # nothing new drawn: nothing to say either
 
 
-PROBLEM = "Not redrawn"  # the label of the sentence that says why a setting could not be drawn
+PROBLEM = mark("Not redrawn")  # the label of the sentence that says why a setting could not be drawn
 
 
 def problem_box(elem_id: str) -> gr.Textbox:
     """Where a fast (unqueued) event says, in one sentence, why it kept the last drawing. Shown while it holds
     a sentence (the CSS hides it empty): an event then writes a value, never `visible`, which costs the page
     a walk over its components."""
-    return gr.Textbox(label=PROBLEM, interactive=False, elem_id=elem_id, placeholder=" ",
+    return gr.Textbox(label=static(PROBLEM), interactive=False, elem_id=elem_id, placeholder=" ",
                       elem_classes=["al-problem"])
 
 

@@ -5,12 +5,13 @@ from __future__ import annotations
 import gradio as gr
 
 from core.bench import cost
+from core.i18n import mark
 from core.lab.tiny import one_thread
 from core.render.cost_plot import live_chart, saved_chart
 
 from .common import CPU_GROUP, CPU_LIMIT, export_button, user_errors, view
 
-TITLE = "Cost"
+TITLE = mark("Cost")
 INTRO = """### The square that grows
 Naive attention writes down every score: an **(H, T, T)** square that quadruples each time the
 sentence doubles. Fused attention (`F.scaled_dot_product_attention`) computes the same numbers

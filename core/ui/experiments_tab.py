@@ -6,13 +6,14 @@ from collections.abc import Iterator
 
 import gradio as gr
 
+from core.i18n import mark
 from core.lab import experiments as ex
 from core.serve import clients
 from core.serve.experiments import chart, shared_mask_experiment, shared_scale_experiment, warm
 
 from .common import TRAINING_GROUP, TRAINING_LIMIT, api_accordion, export_button, user_errors, view
 
-TITLE = "Experiments"
+TITLE = mark("Experiments")
 MASK_INTRO = """### (a) Train with and without the causal mask
 Two identical one-layer GPTs learn to predict the next word of the synthetic corpus, on the same
 batches. One has the causal mask; the other lets every position see the whole window,

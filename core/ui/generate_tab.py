@@ -6,13 +6,14 @@ import json
 
 import gradio as gr
 
+from core.i18n import mark
 from core.model import PRESETS
 from core.render.generate_views import HEADERS
 from core.serve import generate
 
 from .common import CPU_GROUP, CPU_LIMIT, api_accordion, export_button, problem_box, user_errors, view
 
-TITLE = "Generate"
+TITLE = mark("Generate")
 EXAMPLES = [  # written with spaces between tokens: the tiny model knows every word
     "the fox that the child saw was",
     "合同 违约金 过高 ， 它 可能",

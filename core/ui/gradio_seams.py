@@ -31,8 +31,11 @@ from fastapi import HTTPException
 from gradio.queueing import Queue
 from gradio.utils import LRUCache
 
+from core.i18n import mark, speaking, t
 from core.serve import clients
+from core.serve.limits import answer, headers_of, language_of, said
 
+from . import i18n
 from .blocks_seams import (  # noqa: F401 - the one door: every seam is reached from here
     ANALYTICS_EVENTS,
     ANALYTICS_EVERY,
@@ -119,9 +122,11 @@ def _capped_push(queue: Queue):
         key = clients.key_of(request)
         n = held(queue)[key]
         if n >= clients.PER_CLIENT:
-            raise HTTPException(status_code=429, detail=clients.BUSY.format(n=n))
+            with speaking(i18n.locale_of(request)):
+                raise HTTPException(status_code=429, detail=clients.busy(n))
         if clients.is_full(len(queue), queue.get_active_worker_count(), queue.max_size):
-            raise HTTPException(status_code=503, detail=clients.FULL)
+            with speaking(i18n.locale_of(request)):
+                raise HTTPException(status_code=503, detail=t(clients.FULL))
         return await original(body, request, username)
 
     return push
@@ -253,7 +258,7 @@ def install(demo: Any) -> None:
 # 404 sentence. And a visitor over its share is refused before FastAPI parses its body and Gradio builds its
 # session (a 429 in ~0.2 ms instead of ~3 ms of the event loop: a refused flood costs the class little).
 
-NO_ANSWER = "The lab has no answer waiting for this session or event; send the request again."
+NO_ANSWER = mark("The lab has no answer waiting for this session or event; send the request again.")
 _CALL_GET = re.compile(r"^/gradio_api/call/(?:v2/)?[^/]+/([^/]+)/?$")
 _JOIN = re.compile(r"^/gradio_api/(?:call/(?:v2/)?[^/]+|queue/join)/?$")
 
@@ -265,16 +270,16 @@ class QueueDoor:
         self.app, self.blocks = app, blocks
 
     async def __call__(self, scope: dict, receive: Any, send: Any) -> None:
-        from core.serve.errors import answer
-
         if scope["type"] == "http" and scope.get("method") == "GET" and not self._known(scope):
-            await answer(send, 404, NO_ANSWER)
+            await answer(send, 404, said(scope, NO_ANSWER))
             return
         if scope["type"] == "http" and scope.get("method") == "POST" and _JOIN.match(scope.get("path", "")):
-            headers = {k.decode("latin-1").lower(): v.decode("latin-1") for k, v in scope.get("headers") or []}
+            headers = headers_of(scope)
             n = held(self.blocks._queue)[clients.client_key((scope.get("client") or ("unknown",))[0], headers)]
             if n >= clients.PER_CLIENT:
-                await answer(send, 429, clients.BUSY.format(n=n))
+                with speaking(language_of(headers)):
+                    sentence = clients.busy(n)
+                await answer(send, 429, sentence)
                 return
         await self.app(scope, receive, send)
 

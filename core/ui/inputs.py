@@ -15,10 +15,25 @@ from typing import Any
 
 import gradio as gr
 
-from core.config import ConfigError, Option, choices_text, excerpt, named
+from core.config import OUT_OF_RANGE, ConfigError, Option, about, choices_text, excerpt
+from core.i18n import mark, t
 from core.lab.session import switch
 from core.lab.text import KEPT_CHARS as TEXT_CAP
 from core.lab.text import text_field
+
+# Each sentence twice: about a value as typed ({name}={value}), and about one described ({name} ({value})).
+EXAMPLES = (mark("{name}={value} is not one of the {count} examples; choose one from the list"),
+            mark("{name} ({value}) is not one of the {count} examples; choose one from the list"))
+NUMBER = (mark("{name}={value} must be a number"), mark("{name} ({value}) must be a number"))
+AT_LEAST = (mark("{name}={value} is out of range; choose {low} or more"),
+            mark("{name} ({value}) is out of range; choose {low} or more"))
+AT_MOST = (mark("{name}={value} is out of range; choose {high} or less"),
+           mark("{name} ({value}) is out of range; choose {high} or less"))
+TEXT = (mark("{name}={value} must be text"), mark("{name} ({value}) must be text"))
+CHOICES = (mark("{name}={value} is not one of the choices; choose {choices}"),
+           mark("{name} ({value}) is not one of the choices; choose {choices}"))
+MORE_CHOICES = (mark("{name}={value} is not one of the choices; choose {choices} or another listed choice"),
+                mark("{name} ({value}) is not one of the choices; choose {choices} or another listed choice"))
 
 
 def check_value(block: Any, name: str, value: Any) -> Any:
@@ -26,7 +41,7 @@ def check_value(block: Any, name: str, value: Any) -> Any:
     if isinstance(block, gr.Dataset):  # a click on one of the examples: its index
         count = len(block.samples or [])
         if isinstance(value, bool) or not isinstance(value, int) or not 0 <= value < count:
-            raise ConfigError(f"{named(name, value)} is not one of the {count} examples; choose one from the list")
+            raise ConfigError(about(name, value, EXAMPLES, count=count))
         return value
     if value is None:
         return value  # an empty control: the handler says what it needs
@@ -43,21 +58,18 @@ def check_value(block: Any, name: str, value: Any) -> Any:
 
 def _number(block: Any, name: str, value: Any) -> Any:
     if isinstance(value, bool) or not isinstance(value, (int, float)):
-        raise ConfigError(f"{named(name, value)} must be a number")
+        raise ConfigError(about(name, value, NUMBER))
     if value != value or value in (float("inf"), float("-inf")):
-        raise ConfigError(f"{name}={value} must be a finite number")
+        raise ConfigError(t("{name}={value} must be a finite number", name=name, value=value))
     low, high = block.minimum, block.maximum
     if (low is not None and value < low) or (high is not None and value > high):
-        raise ConfigError(f"{named(name, value)} is out of range; {_range(low, high)}")
+        sentence = OUT_OF_RANGE if low is not None and high is not None else AT_LEAST if low is not None else AT_MOST
+        raise ConfigError(about(name, value, sentence, low=_g(low), high=_g(high)))
     return value
 
 
-def _range(low: Any, high: Any) -> str:
-    if low is not None and high is not None:
-        return f"choose {low:g} to {high:g}"
-    if low is not None:
-        return f"choose {low:g} or more"
-    return f"choose {high:g} or less"
+def _g(bound: Any) -> str:
+    return "" if bound is None else f"{bound:g}"
 
 
 def _choice(block: Any, name: str, value: Any) -> Any:
@@ -66,13 +78,13 @@ def _choice(block: Any, name: str, value: Any) -> Any:
         if isinstance(value, str):
             return text_field(name, value)[:TEXT_CAP]
         if isinstance(value, bool) or not isinstance(value, (int, float)):
-            raise ConfigError(f"{named(name, value)} must be text")
+            raise ConfigError(about(name, value, TEXT))
         return value
     if isinstance(value, (str, int, float)) and not isinstance(value, bool) and value in values:
         return value
     shown = [excerpt(v, 20) if isinstance(v, str) else str(v) for v in values[:8]]
-    more = " or another listed choice" if len(values) > len(shown) else ""
-    raise ConfigError(f"{named(name, value)} is not one of the choices; choose {choices_text(shown)}{more}")
+    sentence = MORE_CHOICES if len(values) > len(shown) else CHOICES
+    raise ConfigError(about(name, value, sentence, choices=choices_text(shown)))
 
 
 def options_json(spec: Iterable[Option], values: Iterable[Any]) -> str:

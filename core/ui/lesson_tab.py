@@ -8,13 +8,14 @@ from typing import Any
 
 import gradio as gr
 
+from core.i18n import mark
 from core.lab.lesson_format import MISTAKES, MODES, safe_markdown
 from core.serve import lessons
 
 from . import i18n, lab_link, trained_panel
 from .common import never_raises, sentence_of, view
 
-TITLE = "Lesson"
+TITLE = mark("Lesson")
 FIRST = "chapter"  # the lesson a page opens on
 BUILT_IN = ("chapter", "v1-v2", "by-hand")  # the picker's order: these first, then a teacher's and the plugins'
 TEXT = {

@@ -4,11 +4,12 @@ from __future__ import annotations
 
 import gradio as gr
 
+from core.i18n import mark
 from core.serve import views
 
 from .common import CPU_GROUP, CPU_LIMIT, export_button, problem_box, user_errors, view
 
-TITLE = "Masking & scaling"
+TITLE = mark("Masking & scaling")
 SENTENCE = "The cat sat on the mat"
 INTRO = "Head 0 of the sentence (multi-head, d_model 16, 2 heads), masked three ways."
 TEXT = {

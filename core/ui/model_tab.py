@@ -7,13 +7,14 @@ from functools import lru_cache
 
 import gradio as gr
 
+from core.i18n import mark
 from core.model import PRESETS
 from core.serve.plugins import model_size
 from core.serve.views import model_chart
 
 from .common import CPU_GROUP, CPU_LIMIT, api_accordion, export_button, problem_box, user_errors, view
 
-TITLE = "Model"
+TITLE = mark("Model")
 INTRO = """### From layer to model
 A GPT is token and position embeddings, `n_layers` blocks (LayerNorm → attention → residual,
 LayerNorm → MLP 4× → residual), a final LayerNorm and an output head tied to the token embedding.

@@ -5,11 +5,12 @@ from __future__ import annotations
 
 import gradio as gr
 
+from core.i18n import mark
 from core.serve import real_model, real_views
 
 from .common import CPU_GROUP, CPU_LIMIT, EXPORT, EXPORTED, problem_box, user_errors, view
 
-TITLE = "Real model"
+TITLE = mark("Real model")
 HEADERS = ["rank", "intact: next word (p)", "broken: next word (p)"]
 SENTENCES = {"gpt2": "The cat sat on the mat because it was tired",  # GPT-2 reads any English
              "tiny": "the fox that the child saw was hungry , so the fox slept ."}  # the tiny model's own corpus

@@ -4,11 +4,12 @@ from __future__ import annotations
 
 import gradio as gr
 
+from core.i18n import mark
 from core.serve import exports, views
 
 from .common import api_accordion, problem_box, user_errors, view
 
-TITLE = "Step through"
+TITLE = mark("Step through")
 STAGES = ("Q", "K", "V", "scores", "scaled", "masked", "weights", "context", "output")
 INTRO = ("The sentence and settings of the **Attention** tab, one stage at a time, for the head you pick. "
          "Each matrix is shaded by its values (hover a cell for its number); rows are query tokens.")

@@ -4,12 +4,13 @@ from __future__ import annotations
 
 import gradio as gr
 
+from core.i18n import mark
 from core.lab import transfer_report
 from core.transfer import MISTAKES
 
 from .common import CPU_GROUP, CPU_LIMIT, api_accordion, problem_box, user_errors
 
-TITLE = "Weight transfer"
+TITLE = mark("Weight transfer")
 SHAPE_HEADERS = ["module", "parameter", "kind", "shape"]
 
 

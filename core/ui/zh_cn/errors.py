@@ -16,12 +16,6 @@ EXACT: dict[str, str] = {
     "type a sentence first": "请先输入一个句子",
     "options values must be numbers, true/false or text": "选项的值必须是数字、true/false 或文本",
     # ---- the app (ui/common.py, ui/inputs.py, serve/*)
-    "One of the values sent is not one the controls take; send them as the page does":
-        "发送的某个值不是这些控件接受的值；请按页面的方式发送。",
-    "This view is no longer on the server; change a setting to redraw it, then export again.":
-        "服务器上已经没有这个视图了；请改一个设置让它重新绘制，然后再导出。",
-    "The request is larger than 1 MiB; the lab reads at most 4,096 characters of a sentence, so send less.":
-        "请求超过了 1 MiB；实验室最多只读取句子的 4,096 个字符，请少发一些。",
     "You already have a training waiting or running; let it finish (or press Stop) before you start another.":
         "你已经有一个训练在排队或运行；请等它结束（或按“停止”）再开始新的训练。",
     "The training line has not moved for 10 minutes; try again later.": "训练队列已经 10 分钟没有动了；请稍后再试。",
@@ -48,15 +42,11 @@ TEMPLATES: list[tuple[str, str]] = [
     # ---- numbers, switches, texts and choices (core/config.py, ui/inputs.py)
     ("{name}={value} does not divide {other}={total}; choose {choices}", "{name}={value} 不能整除 {other}={total}；可选 {choices}"),
     ("{name}={value} is too small; choose {low} or more", "{name}={value} 太小了；请选择 {low} 或更大的数"),
-    ("{name}={value} is out of range; choose a value from 0 up to (not including) 1",
-     "{name}={value} 超出范围；请选择 0 到 1 之间的值（含 0，不含 1）"),
-    ("{name}={value} must be a number from 0 up to (not including) 1", "{name}={value} 必须是 0 到 1 之间的数（含 0，不含 1）"),
     ("{name}={value} is out of range; choose {low} to {high}", "{name}={value} 超出范围；请选择 {low} 到 {high}"),
     ("{name}={value} is out of range; choose {low} or more", "{name}={value} 超出范围；请选择 {low} 或更大的数"),
     ("{name}={value} is out of range; choose {high} or less", "{name}={value} 超出范围；请选择 {high} 或更小的数"),
     ("{name}={value} must be a whole number", "{name}={value} 必须是整数"),
     ("{name}={value} must be a number", "{name}={value} 必须是数字"),
-    ("{name}={value} must be a finite number", "{name}={value} 必须是有限的数"),
     ("{name}={value} must be true or false", "{name}={value} 必须是 true 或 false"),
     ("{name}={value} must be text", "{name}={value} 必须是文本"),
     ("{name}={value} is not one of the choices; choose {choices} or another listed choice",
@@ -64,56 +54,13 @@ TEMPLATES: list[tuple[str, str]] = [
     ("{name}={value} is not one of the choices; choose {choices}", "{name}={value} 不是可选项之一；请选择 {choices}"),
     ("{name}={value} is not one of the {count} examples; choose one from the list",
      "{name}={value} 不是 {count} 个示例之一；请从列表中选一个"),
-    ("{name}={value} is not a value this control takes; send one like the page does",
-     "{name}={value} 不是这个控件接受的值；请按页面的方式发送"),
-    ("{name}={value} must be a mapping of option names to values", "{name}={value} 必须是从选项名到值的映射"),
     ("{name} holds an invalid character (a lone surrogate, U+{code}) at position {at}; remove it",
      "{name} 中有一个无效字符（孤立的代理项，U+{code}），位置 {at}；请删除它"),
-    ("this request sends {sent} values, but the event takes {count}: {names}",
-     "这个请求发送了 {sent} 个值，但这个事件需要 {count} 个：{names}"),
-    ("this request sends 1 value, but the event takes {count}: {names}", "这个请求只发送了 1 个值，但这个事件需要 {count} 个：{names}"),
-    # ---- options (core/config.py)
-    ("option {name}={value} is too small; choose a value from {low} to {high}",
-     "选项 {name}={value} 太小了；请选择 {low} 到 {high} 之间的值"),
-    ("option {name}={value} is too large; choose a value from {low} to {high}",
-     "选项 {name}={value} 太大了；请选择 {low} 到 {high} 之间的值"),
-    ("option {name}={value} is too small; choose {low} or more", "选项 {name}={value} 太小了；请选择 {low} 或更大的数"),
-    ("option {name}={value} is too large; choose {high} or less", "选项 {name}={value} 太大了；请选择 {high} 或更小的数"),
-    ("option {name}={value} has the wrong type; it takes a whole number", "选项 {name}={value} 的类型不对；它需要一个整数"),
-    ("option {name}={value} has the wrong type; it takes a number", "选项 {name}={value} 的类型不对；它需要一个数字"),
-    ("option {name}={value} has the wrong type; it takes true or false",
-     "选项 {name}={value} 的类型不对；它需要 true 或 false"),
-    ("option {name}={value} has the wrong type; it takes text", "选项 {name}={value} 的类型不对；它需要文本"),
-    ("unknown option '{name}'; this variant takes {allowed}", "未知选项 '{name}'；这个变体接受 {allowed}"),
+    # ---- options (core/ui/lab_link.py's own sentence; core/config.py's are in core/locales)
     ("unknown option '{name}'; this variant takes no options", "未知选项 '{name}'；这个变体不接受任何选项"),
-    ("options must be a JSON object such as {example}", "选项必须是一个 JSON 对象，例如 {example}"),
-    ("option '{item}' must look like KEY=VALUE, e.g. window=3", "选项 '{item}' 必须写成 KEY=VALUE 的形式，例如 window=3"),
     ("options is longer than {n} characters; an options object names a few options, such as {example}.",
      "选项超过了 {n} 个字符；一个 options 对象只列出几个选项，例如 {example}。"),
     # ---- variants (core/registry.py, lab/session.py)
-    ("variant='{name}' is not registered; did you mean '{guess}'? (all: {known}); {hint}",
-     "变体 '{name}' 没有注册；你是不是想用 '{guess}'？（全部：{known}）；{hint}"),
-    ("variant='{name}' is not registered; choose one of: {known}; {hint}",
-     "变体 '{name}' 没有注册；请从这些中选一个：{known}；{hint}"),
-    ("variant='{name}' is not registered; did you mean '{guess}'? (all: {known}) ({n} plugin(s) failed to load: see "
-     "`attention-lab plugins`); {hint}",
-     "变体 '{name}' 没有注册；你是不是想用 '{guess}'？（全部：{known}）（有 {n} 个插件加载失败：见 "
-     "`attention-lab plugins`）；{hint}"),
-    ("variant='{name}' is not registered; choose one of: {known} ({n} plugin(s) failed to load: see "
-     "`attention-lab plugins`); {hint}",
-     "变体 '{name}' 没有注册；请从这些中选一个：{known}（有 {n} 个插件加载失败：见 `attention-lab plugins`）；{hint}"),
-    ("variant='{name}' is not registered; did you mean '{guess}'? (all: {known}); plugin {error}; its variants are "
-     "missing until it loads (see `attention-lab plugins`)",
-     "变体 '{name}' 没有注册；你是不是想用 '{guess}'？（全部：{known}）；插件 {error}；它加载成功之前，它的变体都不可用"
-     "（见 `attention-lab plugins`）"),
-    ("variant='{name}' is not registered; choose one of: {known}; plugin {error}; its variants are missing until it "
-     "loads (see `attention-lab plugins`)",
-     "变体 '{name}' 没有注册；请从这些中选一个：{known}；插件 {error}；它加载成功之前，它的变体都不可用"
-     "（见 `attention-lab plugins`）"),
-    ("plugins are found through the entry-point group '{group}': add a line such as `{line}` under {section} in the "
-     "plugin's pyproject.toml and reinstall it with `attention-lab install -e PATH`",
-     "插件通过入口点组 '{group}' 查找：在插件的 pyproject.toml 的 {section} 下加一行，例如 `{line}`，"
-     "然后用 `attention-lab install -e PATH` 重新安装"),
     ("variant is longer than {n} characters; type a variant's name.", "变体名超过了 {n} 个字符；请输入一个变体的名字。"),
     # ---- each tab's own checks
     ("position={pos} is outside the sentence; choose 0 to {last}", "position={pos} 超出了句子范围；请选择 0 到 {last}"),
@@ -136,17 +83,13 @@ TEMPLATES: list[tuple[str, str]] = [
      "{name}={value} 必须是一个大于或等于 0 的数（0 表示总是选最可能的词）"),
     ("{name}={value} must be a whole number from 1 to {most}", "{name}={value} 必须是 1 到 {most} 之间的整数"),
     ("{n} trainings are waiting already; try again in a minute.", "已经有 {n} 个训练在排队；请过一分钟再试。"),
-    ("The request is not what this endpoint takes: {where}: {what}.", "这个请求不是该接口接受的格式：{where}：{what}。"),
-    # ---- plugins that misbehave (serve/plugins.py)
-    ("plugin '{name}' is switched off for this run: it {why}, {n} times in a row; restart the lab to try it again.",
-     "插件 '{name}' 在本次运行中已停用：它连续 {n} 次{why}；重启实验室后可以再试。"),
 ]
 
 PHRASES: dict[str, str] = {
     "sentence": "句子",
     "replacement": "替换词",
     "variant": "变体",
+    # what core/proc/sandbox.py says of a child process, quoted in others' sentences
     "did not answer within": "没有在以下时限内响应：",
     "ran out of memory": "内存不足",
-    "ended its process": "结束了自己的进程",
 }

@@ -2,24 +2,16 @@
 
 EXACT: dict[str, str] = {
     # ---- the page and its tabs
-    "Attention Lab": "注意力实验室",
-    "# Attention Lab\nThe attention layer of GPT-style models, one stage at a time.":
-        "# 注意力实验室\nGPT 类模型的注意力层，一步一步看清楚。",
     "Attention": "注意力",
     "Step through": "逐步计算",
-    "Masking & scaling": "掩码与缩放",
     "Causality": "因果性",
     "Experiments": "实验",
     "Model": "模型",
     "Cost": "计算代价",
     "Weight transfer": "权重迁移",
-    "Plugins": "插件",
     # ---- shared controls
-    "For scripts (API)": "供脚本使用（API）",
     "PNG for a worksheet": "导出 PNG（用于练习纸）",
     "PNG of this view": "此视图的 PNG",
-    "Not redrawn": "未重新绘制",
-    "Something went wrong computing this view; try other settings.": "计算这个视图时出错了；请换一组设置再试。",
     "Sentence": "句子",
     "Notes": "说明",
     "Variant": "变体",
@@ -29,7 +21,6 @@ EXACT: dict[str, str] = {
     "causal mask": "因果掩码",
     "Run": "运行",
     "Stop": "停止",
-    "Check": "检查",
     # ---- Attention tab
     "Weights": "权重",
     "random, seeded": "随机（固定种子）",
@@ -162,32 +153,7 @@ EXACT: dict[str, str] = {
     "Two more transfers, checked the same way": "另外两个迁移，用同样的方法检查",
     "Verdict": "结论",
     "JSON (the /transfer API output)": "JSON（/transfer API 的输出）",
-    # ---- Plugins tab
-    "### Plugins\nEvery variant in this lab, built-in or not, is a pluggy plugin. A plugin that fails to load is\n"
-    "listed below and skipped; the rest of the lab runs without it. **Check** runs the conformance kit\non the real "
-    "module, each check in its own process with a time limit: shapes at every length, batch\nand padding, NaN and "
-    "inf, weights edited in place, rows that sum to 1, causality by perturbing later\ntokens and by autograd, "
-    "forward against trace for every causal/scaled setting, and the `causal=False` control.\n**Reload** picks up "
-    "plugins installed since the app started (`attention-lab install -e PATH`); a plugin\nwhose code changed needs "
-    "a restart. Write your own: `attention-lab new-plugin NAME` and `docs/plugins.md`.":
-        "### 插件\n本实验室里的每个变体，无论是否内置，都是一个 pluggy 插件。加载失败的插件会\n"
-        "列在下面并被跳过；实验室的其余部分照常运行。**检查** 会在真实的模块上运行一致性检查，\n"
-        "每项检查在各自的进程中运行，并有时间限制：各种长度下的形状、批次\n与填充、NaN 和 inf、"
-        "原地修改权重、每行之和为 1、通过扰动后面的\n词元和通过 autograd 检验因果性、在每种 `causal`/`scaled` "
-        "设置下对比 forward 与 trace，以及 `causal=False` 对照。\n**重新加载** 会发现应用启动后新安装的插件"
-        "（`attention-lab install -e PATH`）；代码有改动的插件\n需要重启。自己写一个：`attention-lab new-plugin NAME`，"
-        "并参阅 `docs/plugins.md`。",
-    "registry": "注册表",
-    "Reload plugins": "重新加载插件",
-    "Loaded plugins": "已加载的插件",
-    "Variants and where they come from": "变体及其来源",
-    "Plugins that failed to load (skipped)": "加载失败的插件（已跳过）",
-    "No plugin failed to load.": "没有插件加载失败。",
-    "variant to check": "要检查的变体",
-    "conformance report": "一致性检查报告",
-    "every check, in order": "每项检查（按顺序）",
-    "plugins switched off in this run (they kept failing)": "本次运行中已停用的插件（它们反复出错）",
-    "None: every plugin is answering.": "无：每个插件都在正常响应。",
+    # ---- Step through tab (its note)
     "How the sentence was read": "句子是怎样被读取的",
 }
 

@@ -78,98 +78,13 @@ EXACT: dict[str, str] = {
     "FAIL": "失败",
     "skipped": "已跳过",
     # ---- the conformance kit's checks (kit/checks.py and its *_checks.py)
-    "options validate": "选项校验",
-    "declarations": "声明",
     "build": "构建",
-    "every setting the app offers": "应用提供的每种设置",
-    "shapes, NaN and inf": "形状、NaN 和 inf",
-    "same answer twice": "两次结果相同",
     "rows sum to 1": "每行之和为 1",
     "padding": "填充",
-    "batch rows independent": "批次中各序列互不影响",
-    "causal forward (perturbation)": "因果性：forward（扰动法）",
-    "causal trace (perturbation)": "因果性：trace（扰动法）",
-    "causal forward (autograd)": "因果性：forward（autograd）",
-    "forward agrees with trace": "forward 与 trace 一致",
-    "trace is the formula": "trace 符合公式",
-    "cached decoding equals the recompute": "用 KV 缓存解码等于完整重算",
-    "causal=False control sees the future": "causal=False 对照能看到未来",
-    "√d control (uses_scaling)": "√d 开关（uses_scaling）",
-    # ---- what a check says when it fails (kit/*_checks.py, kit/guard.py, kit/conformance.py)
-    "resolving the default config did not fill in every option": "解析默认配置时没有填好每个选项",
-    "forward gave a different answer for the same input the second time; keep no state between calls and no "
-    "randomness in eval mode":
-        "同样的输入，forward 第二次给出了不同的结果；调用之间不要保留状态，eval 模式下也不要有随机性",
-    "some attention weights are negative; declare normalised=False if they may be":
-        "有些注意力权重是负数；如果允许这样，请声明 normalised=False",
-    "a row of attention weights does not sum to 1; declare normalised=False if the weights are not a distribution "
-    "over keys":
-        "有一行注意力权重之和不为 1；如果这些权重不是键上的概率分布，请声明 normalised=False",
-    "padding query rows must have zero weights and zero output": "填充位置的查询行必须权重为零、输出为零",
-    "real tokens change when padding is added; padding keys must be invisible": "加上填充后真实词元变了；填充的键必须不可见",
-    "a real token may attend to no key at all; let every query see at least itself":
-        "有真实词元一个键也不能关注；请让每个查询至少能看到它自己",
-    "trace.scores is not q · kᵀ": "trace.scores 不等于 q · kᵀ",
-    "trace.scaled is not scores / √d_head (plus bias()), as config.scaled says":
-        "trace.scaled 不等于 config.scaled 所说的 scores / √d_head（加上 bias()）",
-    "trace.masked differs from trace.scaled where the mask allows attention": "在掩码允许关注的地方，trace.masked 与 trace.scaled 不同",
-    "trace.weights is not zero where trace.mask forbids attention": "在 trace.mask 禁止关注的地方，trace.weights 不为零",
-    "trace.context is not weights · v": "trace.context 不等于 weights · v",
-    "with causal=False no earlier token reacts to a later one; honour config.causal (or pick options that let a "
-    "token see further)":
-        "在 causal=False 时，没有哪个较早的词元对较晚的词元有反应；请遵守 config.causal（或选择能让词元看得更远的选项）",
-    "config.scaled changes nothing; declare uses_scaling=False so the app disables the √d control":
-        "config.scaled 没有任何作用；请声明 uses_scaling=False，让应用停用 √d 开关",
-    "the options do not resolve": "选项无法解析",
-    "the default config does not build": "默认配置无法构建",
-    "the variant declares normalised=False": "这个变体声明了 normalised=False",
-    "trace.mask must be a bool tensor (B|1, 1, T, T) with True = may attend":
-        "trace.mask 必须是形状为 (B|1, 1, T, T) 的 bool 张量，True = 可以关注",
-    "trace.masked holds NaN or +inf; only forbidden positions may hold -inf": "trace.masked 含有 NaN 或 +inf；只有被禁止的位置可以是 -inf",
 }
 
 TEMPLATES: list[tuple[str, str]] = [
-    ("Reloaded: {variants} variants from {plugins} plugins, {errors} plugin error(s).",
-     "已重新加载：来自 {plugins} 个插件的 {variants} 个变体，{errors} 个插件出错。"),
-    ("failed ({stage})", "失败（{stage}）"),
-    # ---- the conformance report (kit/conformance.py)
-    ("{variant}: passed ({n} checks)", "{variant}：通过（{n} 项检查）"),
-    ("{variant}: FAILED ({n} checks)", "{variant}：未通过（{n} 项检查）"),
-    ("  - {failure}", "  - {failure}"),
-    ("  ({n} more check(s) stopped at the same fault)", "  （另有 {n} 项检查停在同一个错误上）"),
-    ("same fault as '{check}'", "与 '{check}' 是同一个错误"),
-    ("not run: the plugin stopped answering in '{check}'", "未运行：插件在 '{check}' 中停止了响应"),
-    ("{check}: {message} ({case})", "{check}：{message}（{case}）"),
-    ("{check}: {message}", "{check}：{message}"),
-    ("T={T}, batch {B} with padding", "T={T}，批大小 {B}，带填充"),
-    ("T={T}, batch {B}", "T={T}，批大小 {B}"),
-    ("{path} reads the future: token {first} changed when token {p} did",
-     "{path} 读到了未来：词元 {p} 改变时，词元 {first} 也变了"),
-    ("sequence {b}'s output depends on the other sequences in its batch", "序列 {b} 的输出依赖于同一批次中的其他序列"),
-    ("the gradient of output {i} with respect to later input {j} is not zero", "输出 {i} 对后面的输入 {j} 的梯度不为零"),
-    ("forward and trace disagree by {diff} with causal={causal}, scaled={scaled}; the app's views come from trace",
-     "在 causal={causal}、scaled={scaled} 时，forward 与 trace 相差 {diff}；应用的视图来自 trace"),
-    ("the variant declares uses_scaling=False, but config.scaled changes the output by {diff}",
-     "这个变体声明了 uses_scaling=False，但 config.scaled 让输出改变了 {diff}"),
-    ("option {name}={value} is outside its range but was accepted", "选项 {name}={value} 超出了它的范围，却被接受了"),
-    ("forward returned {got}; expected {shape}", "forward 返回了 {got}；应为 {shape}"),
-    ("trace.{name} has shape {got}; expected (B={B}, heads, T={T}, hd)", "trace.{name} 的形状是 {got}；应为 (B={B}, heads, T={T}, hd)"),
-    ("trace.{name} has shape {got}; expected {shape}", "trace.{name} 的形状是 {got}；应为 {shape}"),
-    ("trace.{name} holds {what}", "trace.{name} 含有 {what}"),
-    ("{what} raised {error} at {at}", "{what} 抛出了 {error}，位置 {at}"),
+    # ---- what core/proc/sandbox.py says of a child that raised (quoted in the kit's report and a plugin's fault)
     ("raised {error} at {at}", "抛出了 {error}，位置 {at}"),
     ("raised {error}", "抛出了 {error}"),
-    # ---- a plugin that misbehaves in the app (serve/plugins.py)
-    ("plugin '{name}' returned {problem}.", "插件 '{name}' 返回了{problem}。"),
-    ("plugin '{name}' did not answer within {seconds} (it was busy with other requests).",
-     "插件 '{name}' 在 {seconds} 内没有响应（它正忙于其他请求）。"),
-    ("plugin '{name}' did not answer within {seconds}; the lab stopped it.", "插件 '{name}' 在 {seconds} 内没有响应；实验室已停止它。"),
-    ("plugin '{name}' ran out of memory (a plugin may use {mb} MB); the lab stopped it.",
-     "插件 '{name}' 内存不足（一个插件最多可用 {mb} MB）；实验室已停止它。"),
-    ("plugin '{name}' ran out of memory at {at} (a plugin may use {mb} MB); the lab stopped it.",
-     "插件 '{name}' 在 {at} 处内存不足（一个插件最多可用 {mb} MB）；实验室已停止它。"),
-    ("plugin '{name}' failed: {error} (at {at}).", "插件 '{name}' 出错：{error}（位置 {at}）。"),
-    ("plugin '{name}' failed: {error}.", "插件 '{name}' 出错：{error}。"),
-    ("plugin '{name}' is busy with {n} other requests; try again in a few seconds.",
-     "插件 '{name}' 正在处理另外 {n} 个请求；请过几秒再试。"),
 ]
