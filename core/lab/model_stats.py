@@ -110,7 +110,8 @@ def _config(registry: Registry, preset: str, variant: str, n_kv_heads: float, wi
         options["n_kv_heads"] = min(choices, key=lambda d: (abs(d - asked), d))
         note = t("n_kv_heads={asked} does not divide the {heads} heads of {preset}, so this shows n_kv_heads={shown} "
                  "(choose {choices}).", asked=asked, heads=heads, preset=preset, shown=options["n_kv_heads"],
-                 choices=choices_text(choices))
+                 choices=t("{items} or {last}", items=", ".join(str(c) for c in choices[:-1]), last=choices[-1])
+                 if len(choices) > 1 else choices_text(choices))
     return dataclasses.replace(PRESETS[preset], variant=variant, options=options), note
 
 

@@ -13,7 +13,7 @@ from .i18n import static
 
 TITLE = mark("Weight transfer")
 SHAPE_HEADERS = [mark("module"), mark("parameter"), mark("kind"), mark("shape")]
-OTHERS_HEADERS = [mark("transfer"), "max |diff|", mark("verdict")]  # (max |diff|: maths)
+OTHERS_HEADERS = [mark("transfer"), mark("max |diff|"), mark("verdict")]
 
 
 def _outputs(ctx, seed, d_in, d_out, mistake):
