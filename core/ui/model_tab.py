@@ -44,10 +44,10 @@ cache; a sliding window keeps the parameters but caps how many tokens the cache 
     chart = view(None, elem_id="model-chart")
     export_button(chart, "model-chart")
     with gr.Row():
-        # (headers in the page's language come with the values, when the tab is first shown)
-        parts = gr.Dataframe(headers=PARTS_HEADERS, interactive=False, label=static("Where the parameters are"),
+        # (no headers until the tab is first shown: they come with the values, in the page's language)
+        parts = gr.Dataframe(interactive=False, label=static("Where the parameters are"),
                              elem_classes=["al-big-table"], wrap=True, elem_id="model-parts")
-        compare = gr.Dataframe(headers=COMPARE_HEADERS, interactive=False, wrap=True,
+        compare = gr.Dataframe(interactive=False, wrap=True,
                                label=static("Against plain multi-head"), elem_classes=["al-big-table"],
                                elem_id="model-compare",
                                column_widths=["40%", "30%", "30%"])  # (fits half of 1024 px: cells wrap)
