@@ -118,7 +118,8 @@ def english_words(text: str, words: set[str]) -> list[str]:
     typeset maths ($$...$$) is maths, but for the words in its \\text{...}."""
     maths = re.findall(r"\$\$(.*?)\$\$", text, re.S)
     text = " ".join([re.sub(r"\$\$.*?\$\$", " ", text, flags=re.S),
-                     *(said for m in maths for said in re.findall(r"(?<!_\{)\\text\{([^}]*)\}", m))])  # (d_{\text{head}}: a name)
+                     *(said for m in maths  # (d_{\text{head}}: a name)
+                       for said in re.findall(r"(?<!_\{)\\text\{([^}]*)\}", m))])
     return [w for w in leftover(text) if w.lower() not in words]
 
 
@@ -198,9 +199,9 @@ def test_the_page_switches_a_variants_description_into_its_own_language(registry
     for name, row in table.items():
         assert set(row["about"]) == set(i18n.languages()), name
         for language in OTHERS:
+            v = registry.variants[name]
             with i18n.speaking(language):
-                assert row["about"][language] == "\n".join(i18n.lookup(x) for x in (registry.variants[name].summary,
-                                                                                     registry.variants[name].notes) if x)
+                assert row["about"][language] == "\n".join(i18n.lookup(x) for x in (v.summary, v.notes) if x)
     assert table["gqa"]["about"]["es"] != table["gqa"]["about"]["en"] != table["gqa"]["about"]["zh-CN"]
     assert "langs.find" in js and "t.about[said]" in js  # picked by the page's language, English when it has none
 

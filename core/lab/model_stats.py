@@ -132,7 +132,8 @@ def model_size(registry: Registry, preset: str, variant: str, n_kv_heads: float,
     compare = [
         [t("attention parameters"), f"{ref.attention:,}", f"{b.attention:,}"],
         [t("total parameters"), f"{ref.total:,}", f"{b.total:,}"],
-        [t("K/V heads per layer × head width"), f"{ref.n_kv_heads} × {ref.head_dim}", f"{b.n_kv_heads} × {b.head_dim}"],
+        [t("K/V heads per layer × head width"), f"{ref.n_kv_heads} × {ref.head_dim}",
+         f"{b.n_kv_heads} × {b.head_dim}"],
         [t("KV cache per token (fp16, all layers)"), human(ref.kv_bytes_per_token, "B"),
          human(b.kv_bytes_per_token, "B")],
         [t("tokens the cache holds at T = {T}", T=T), f"{ref.kv_tokens_at_context:,}", f"{b.kv_tokens_at_context:,}"],
@@ -144,11 +145,11 @@ def model_size(registry: Registry, preset: str, variant: str, n_kv_heads: float,
                   share=f"{100 * b.attention / b.total:.1f} %", cache=human(b.kv_bytes_at_context, "B"),
                   pct=f"{abs(100 * saving):.0f} %")
     if saving >= 0:
-        said = t("**{preset}** with **{variant}**: {total} parameters ({exact}); attention is {share} of them. KV cache "
-                 "at full context: {cache} (saves {pct} against plain multi-head).", **fields)
+        said = t("**{preset}** with **{variant}**: {total} parameters ({exact}); attention is {share} of them. "
+                 "KV cache at full context: {cache} (saves {pct} against plain multi-head).", **fields)
     else:
-        said = t("**{preset}** with **{variant}**: {total} parameters ({exact}); attention is {share} of them. KV cache "
-                 "at full context: {cache} (costs {pct} against plain multi-head).", **fields)
+        said = t("**{preset}** with **{variant}**: {total} parameters ({exact}); attention is {share} of them. "
+                 "KV cache at full context: {cache} (costs {pct} against plain multi-head).", **fields)
     summary = sentences(note, said)
     payload = {"preset": preset, "variant": variant, "options": dict(config.options), **dataclasses.asdict(b),
                "reference_multi_head": dataclasses.asdict(ref)}

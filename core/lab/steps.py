@@ -72,8 +72,11 @@ _TEX = {
     "context": r"C = A\,V",
     "output": r"O = \big[\,C^{(0)} \cdots C^{(H-1)}\big]\,W_o",
 }
-TEX_WORDS = {"⟨IF⟩": (mark("if {i} may attend to {j}"), {"i": "i", "j": "j"}), "⟨OTHERWISE⟩": (mark("otherwise"), {}),
-             "⟨ROW⟩": (mark("row"), {})}
+TEX_WORDS = {  # marker -> (msgid, its {fields} as symbols)
+    "⟨IF⟩": (mark("if {i} may attend to {j}"), {"i": "i", "j": "j"}),
+    "⟨OTHERWISE⟩": (mark("otherwise"), {}),
+    "⟨ROW⟩": (mark("row"), {}),
+}
 
 
 def tex_words(msgid: str, say=t, **symbols: str) -> str:

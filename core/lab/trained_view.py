@@ -45,7 +45,8 @@ PATTERNS = {
     mark("first token"): mark("the first token of the sentence"),
     mark("earlier mention"): mark("the earlier mention of the same noun (read at the repeat)"),
     mark("noun about to repeat"): mark("the earlier mention of the noun that comes next (predicts the repeat)"),
-    mark("pronoun → its noun"): mark("the noun 它 / it refers to, read at the pronoun (违约金, not the document 合同)"),
+    mark("pronoun → its noun"): mark(
+        "the noun 它 / it refers to, read at the pronoun (违约金, not the document 合同)"),
 }
 SPREAD_OUT = mark("spread out")  # a head no pattern names
 

@@ -237,7 +237,8 @@ def _masking(lab: Lab, req: Request) -> MaskingView:
     i = exp.dims.index(512) if 512 in exp.dims else -1
     summary = t(SQRT_D_SUMMARY, d=exp.dims[i], unscaled_std=format(exp.score_std["unscaled"][i], ".1f"),
                 unscaled_max=format(exp.max_weight["unscaled"][i], ".2f"),
-                scaled_std=format(exp.score_std["scaled"][i], ".2f"), scaled_max=format(exp.max_weight["scaled"][i], ".2f"))
+                scaled_std=format(exp.score_std["scaled"][i], ".2f"),
+                scaled_max=format(exp.max_weight["scaled"][i], ".2f"))
     return MaskingView(three, ways.summary, lab_charts.sqrt_d_chart(exp), summary)
 
 

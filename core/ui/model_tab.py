@@ -57,7 +57,7 @@ cache; a sliding window keeps the parameters but caps how many tokens the cache 
 
     @lru_cache(maxsize=64)
     def counted(preset: str, variant: str, n_kv_heads: float, window: float, language: str):
-        """Counted on the meta device: once per setting (and language: the tables are words), and the class shares it."""
+        """Counted on the meta device: once per setting and language (the tables are words); the class shares it."""
         return model_size(registry, preset, variant, n_kv_heads, window)
 
     @user_errors
