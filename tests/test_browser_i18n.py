@@ -7,7 +7,6 @@ import re
 import pytest
 
 from core.ui import i18n
-from tests.conftest import ARGS, CHROMIUM
 from tests.pages import TIMEOUT, VIEW, redrawn, stamp
 from tests.test_i18n import data_words
 
@@ -16,19 +15,15 @@ CJK = re.compile(r"[\u4e00-\u9fff]")
 
 
 @pytest.fixture(scope="module")
-def zh_page(app_url):
-    from playwright.sync_api import sync_playwright
-
-    with sync_playwright() as p:
-        browser = p.chromium.launch(executable_path=CHROMIUM, args=ARGS)
-        context = browser.new_context(locale="zh-CN", viewport={"width": 1400, "height": 1000})
-        page = context.new_page()
-        page.set_default_timeout(TIMEOUT)
-        page.goto(app_url)
-        page.get_by_role("tab", name=i18n.tr("Attention", "zh-CN"), exact=True).click()  # (the landing page: Lesson)
-        page.wait_for_selector(f"{VIEW}[data-stamp]:not([data-stamp=''])")
-        yield page
-        browser.close()
+def zh_page(browser, app_url):
+    context = browser.new_context(locale="zh-CN", viewport={"width": 1400, "height": 1000})  # (the module's Chromium)
+    page = context.new_page()
+    page.set_default_timeout(TIMEOUT)
+    page.goto(app_url)
+    page.get_by_role("tab", name=i18n.tr("Attention", "zh-CN"), exact=True).click()  # (the landing page: Lesson)
+    page.wait_for_selector(f"{VIEW}[data-stamp]:not([data-stamp=''])")
+    yield page
+    context.close()
 
 
 def english_on_screen(page, selector: str) -> list[str]:

@@ -67,7 +67,7 @@ class AttentionView:
 
 
 @lru_cache(maxsize=VIEW_CACHE)
-def attention_view(lab: Lab, req: Request, language: str = "en") -> AttentionView:
+def attention_view(lab: Lab, req: Request, language: str) -> AttentionView:
     """Run the request and lay out its numbers for the page, its words in `language` (core.i18n.current(): part
     of the key); cached on (lab, request, language), computed in a CPU slot."""
     with slots.CPU:
@@ -100,7 +100,7 @@ def _attention_view(lab: Lab, req: Request) -> AttentionView:
 
 
 @lru_cache(maxsize=VIEW_CACHE)
-def mask_view(packed: bytes, T: int, language: str = "en") -> dict[str, Any]:
+def mask_view(packed: bytes, T: int, language: str) -> dict[str, Any]:
     """The mask pattern depends on the length and the variant, never on the sentence's words: cached across
     sentences (per language: its labels are words)."""
     return matrix.mask(np.frombuffer(packed, dtype=bool).reshape(T, T))
