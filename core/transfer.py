@@ -8,6 +8,7 @@ import torch
 from torch import Tensor, nn
 
 from .config import ConfigError
+from .i18n import t
 from .masks import causal_mask
 
 MISTAKES = ("none", "no-transpose", "swap-query-key")
@@ -27,10 +28,10 @@ class Equivalence:
     def verdict(self) -> str:
         """One sentence a student can read."""
         if self.exact:
-            return "equivalent: the outputs are bit-for-bit identical"
+            return t("equivalent: the outputs are bit-for-bit identical")
         if self.equal:
-            return f"equivalent: the outputs agree to within {self.atol:g} (float rounding)"
-        return f"NOT equivalent: the outputs differ by up to {self.max_abs_diff:.4g}"
+            return t("equivalent: the outputs agree to within {atol} (float rounding)", atol=format(self.atol, "g"))
+        return t("NOT equivalent: the outputs differ by up to {diff}", diff=format(self.max_abs_diff, ".4g"))
 
 
 def transfer_v2_to_v1(v2: nn.Module, v1: nn.Module, mistake: str | None = None) -> None:
@@ -41,9 +42,10 @@ def transfer_v2_to_v1(v2: nn.Module, v1: nn.Module, mistake: str | None = None) 
     """
     mistake = None if mistake in (None, "", "none") else mistake
     if mistake not in (None, *MISTAKES):
-        raise ConfigError(f"mistake={mistake!r} is not known; choose {', '.join(MISTAKES)}")
+        raise ConfigError(t("mistake={mistake} is not known; choose {known}", mistake=repr(mistake),
+                            known=", ".join(MISTAKES)))
     if any(getattr(v2, name).bias is not None for name in _QKV):
-        raise ConfigError("SelfAttention_v2 has qkv_bias=True, but SelfAttention_v1 has no bias to copy it into")
+        raise ConfigError(t("SelfAttention_v2 has qkv_bias=True, but SelfAttention_v1 has no bias to copy it into"))
     sources = {"W_query": "W_key", "W_key": "W_query"} if mistake == "swap-query-key" else {}
     planned = []
     for name in _QKV:
@@ -52,10 +54,10 @@ def transfer_v2_to_v1(v2: nn.Module, v1: nn.Module, mistake: str | None = None) 
         target = getattr(v1, name)  # nn.Parameter (d_in, d_out)
         if value.shape != target.shape:
             d_out, d_in = weight.shape
-            raise ConfigError(
-                f"cannot copy {name}: nn.Linear stores its weight as (d_out, d_in) = ({d_out}, {d_in}) "
-                f"but SelfAttention_v1 holds (d_in, d_out) = {tuple(target.shape)}; copy weight.T, not weight"
-            )
+            raise ConfigError(t(
+                "cannot copy {name}: nn.Linear stores its weight as (d_out, d_in) = ({d_out}, {d_in}) but "
+                "SelfAttention_v1 holds (d_in, d_out) = {shape}; copy weight.T, not weight",
+                name=name, d_out=d_out, d_in=d_in, shape=tuple(target.shape)))
         planned.append((target, value))
     with torch.no_grad():
         for target, value in planned:
@@ -69,7 +71,7 @@ def transfer_stacked_to_fused(stacked: nn.Module, fused: nn.Module) -> None:
     """
     heads = list(stacked.heads)
     if fused.qkv.weight.shape[0] != 3 * sum(h.W_query.weight.shape[0] for h in heads):
-        raise ConfigError("the stacked and fused layers have different sizes; build both from one config")
+        raise ConfigError(t("the stacked and fused layers have different sizes; build both from one config"))
     with torch.no_grad():
         fused.qkv.weight.copy_(torch.cat([getattr(h, n).weight for n in _QKV for h in heads]))  # (3d, d)
         if fused.qkv.bias is not None:
@@ -112,6 +114,7 @@ def compare(a: nn.Module, b: nn.Module, x: Tensor, atol: float = 1e-5, **kwargs)
     with torch.no_grad():
         out_a, out_b = a(x, **kwargs), b(x, **kwargs)
     if out_a.shape != out_b.shape:
-        raise ConfigError(f"the outputs have different shapes, {tuple(out_a.shape)} and {tuple(out_b.shape)}")
+        raise ConfigError(t("the outputs have different shapes, {a} and {b}", a=tuple(out_a.shape),
+                            b=tuple(out_b.shape)))
     diff = float((out_a - out_b).abs().max()) if out_a.numel() else 0.0
     return Equivalence(max_abs_diff=diff, equal=diff <= atol, exact=torch.equal(out_a, out_b), atol=atol)

@@ -7,7 +7,6 @@ import re
 import pytest
 
 from core.ui import i18n
-from tests.conftest import ARGS, CHROMIUM
 from tests.pages import TIMEOUT, VIEW, redrawn, stamp
 from tests.test_i18n import data_words
 
@@ -16,19 +15,15 @@ CJK = re.compile(r"[\u4e00-\u9fff]")
 
 
 @pytest.fixture(scope="module")
-def zh_page(app_url):
-    from playwright.sync_api import sync_playwright
-
-    with sync_playwright() as p:
-        browser = p.chromium.launch(executable_path=CHROMIUM, args=ARGS)
-        context = browser.new_context(locale="zh-CN", viewport={"width": 1400, "height": 1000})
-        page = context.new_page()
-        page.set_default_timeout(TIMEOUT)
-        page.goto(app_url)
-        page.get_by_role("tab", name=i18n.tr("Attention", "zh-CN"), exact=True).click()  # (the landing page: Lesson)
-        page.wait_for_selector(f"{VIEW}[data-stamp]:not([data-stamp=''])")
-        yield page
-        browser.close()
+def zh_page(browser, app_url):
+    context = browser.new_context(locale="zh-CN", viewport={"width": 1400, "height": 1000})  # (the module's Chromium)
+    page = context.new_page()
+    page.set_default_timeout(TIMEOUT)
+    page.goto(app_url)
+    page.get_by_role("tab", name=i18n.tr("Attention", "zh-CN"), exact=True).click()  # (the landing page: Lesson)
+    page.wait_for_selector(f"{VIEW}[data-stamp]:not([data-stamp=''])")
+    yield page
+    context.close()
 
 
 def english_on_screen(page, selector: str) -> list[str]:
@@ -95,3 +90,118 @@ def test_the_settings_switch_turns_the_page_and_the_servers_sentences_to_english
     redrawn(page, old)
     page.wait_for_function("() => /every row sums to 1/.test("
                            "document.querySelector('#attention-heatmaps .al-check-text').textContent)")
+
+
+# ---- Spanish: a catalogue file is all a language needs (core/locales/es.po) --------------------------------------
+
+
+@pytest.fixture
+def es_page(browser, app_url):
+    context = browser.new_context(locale="es-ES", viewport={"width": 1400, "height": 1000})
+    page = context.new_page()
+    page.set_default_timeout(TIMEOUT)
+    page.goto(app_url)
+    page.get_by_role("tab", name=i18n.tr("Attention", "es"), exact=True).click()
+    page.wait_for_selector(f"{VIEW}[data-stamp]:not([data-stamp=''])")
+    yield page
+    context.close()
+
+
+def in_spanish(make):
+    """What the server makes for a Spanish page (its default settings), made here the same way."""
+    from core import i18n as words
+
+    with words.speaking("es"):
+        return make()
+
+
+def test_a_spanish_browser_reads_the_attention_tab_in_spanish(es_page):
+    """Its first view (made for the English sentence, in Spanish), the page's own check line, the static texts,
+    the variant's description the page switches itself, and a redraw."""
+    from core.lab.session import Lab
+    from core.registry import load_registry
+    from core.serve import views
+    from core.ui import attention_tab
+
+    page, es = es_page, (lambda msgid: i18n.tr(msgid, "es"))
+    assert page.evaluate("document.documentElement.lang").startswith("es")
+    assert page.locator("#sentence textarea").input_value() == attention_tab.SENTENCE  # (a Chinese page's only)
+    page.wait_for_function("(t) => document.querySelector('#attention-heatmaps .al-check-text').textContent"
+                           ".startsWith(t)", arg=es("every row sums to 1"))
+    view, mask = page.locator("#attention-heatmaps").inner_text(), page.locator("#attention-mask").inner_text()
+    for msgid in ("key (attended to)", "Head view: lines from one token to the tokens it attends to",
+                  "Check (measured on the weights drawn)", "weight (each row sums to 1)"):
+        assert es(msgid) in view, msgid
+    assert es("Mask: which keys each query may attend to") in mask and "Mask" not in mask
+    tab = page.locator("[role=tabpanel]:visible").first.inner_text()
+    for msgid in ("Sentence", "causal mask", "divide scores by √d_head", "Variant (from the plugin registry)",
+                  "random, seeded", "trained tiny model", "About this variant"):
+        assert es(msgid) in tab, msgid
+    registry = load_registry()
+    page.locator("#attention-about").get_by_text(es("About this variant")).click()
+    about = page.locator("#attention-about textarea")
+    assert about.input_value() == in_spanish(lambda: attention_tab._about(registry, "multi-head"))
+    page.locator("#variant input").click()  # the choices' titles in Spanish; the page switches the description
+    page.get_by_role("option", name=es("Grouped-query attention")).click()
+    page.wait_for_function("(t) => document.querySelector('#attention-about textarea').value === t",
+                           arg=in_spanish(lambda: attention_tab._about(registry, "gqa")))
+    old = stamp(page)
+    page.locator("#sentence textarea").fill("the dog sat on the mat")
+    redrawn(page, old)
+    expected = in_spanish(lambda: views.attention(Lab(registry), "the dog sat on the mat", "gqa").heatmaps)
+    titles = page.locator(f"{VIEW} .al-head-title").all_inner_texts()
+    assert titles == [h["title"] for h in expected["heads"]] and titles[0] != "head 0 · K/V head 0", titles
+
+
+def test_the_five_other_tabs_of_the_lab_open_in_spanish(es_page):
+    """Step through, Causality, Masking & scaling, Weight transfer and Model: what each event sends a Spanish
+    page is what the server makes in Spanish, and their labels are Spanish."""
+    from core.lab import model_stats, transfer_report
+    from core.lab.session import Lab
+    from core.registry import load_registry
+    from core.serve import views
+    from core.ui import attention_tab, causality_tab
+
+    page, es = es_page, (lambda msgid: i18n.tr(msgid, "es"))
+    registry = load_registry()
+    lab, sentence = Lab(registry), attention_tab.SENTENCE
+    page.locator("#sentence textarea").fill(sentence)  # (the settings the other tabs take)
+    page.locator("#variant input").click()
+    page.get_by_role("option", name=es("Multi-head, fused (CausalSelfAttention)")).click()
+    page.wait_for_timeout(500)
+    try:
+        page.get_by_role("tab", name=es("Step through"), exact=True).click()
+        step = in_spanish(lambda: views.step(lab, sentence, "multi-head", True, True, 2, 16, 0, "{}", 0))
+        page.wait_for_function("(t) => document.querySelector('#step-sharing textarea').value === t", arg=step.sharing)
+        page.locator("#step-formula-scores", has_text=es("shape {shape}").split(" ")[0]).wait_for()
+        assert step.stages[3][1]["labels"]["x"] in page.locator("#step-scores").inner_text()
+        assert es("Heads and band") in page.locator("[role=tabpanel]:visible").first.inner_text()
+
+        page.get_by_role("tab", name=es("Causality"), exact=True).click()
+        summary = in_spanish(lambda: views.causality(lab, causality_tab.SENTENCE, 3, "dog").summary)
+        page.wait_for_function("(t) => document.querySelector('#causality-summary textarea').value === t",
+                               arg=summary)
+        bars = page.locator("#causality-bars").inner_text()
+        assert es("with the causal mask") in bars and es("the edited position") in bars
+
+        page.get_by_role("tab", name=es("Masking & scaling"), exact=True).click()
+        three = in_spanish(lambda: views.masking(lab, "The cat sat on the mat").three_summary)
+        page.wait_for_function("(t) => [...document.querySelectorAll('[role=tabpanel] textarea')]"
+                               ".some((e) => e.value === t)", arg=three)
+        assert es("1. -inf, then softmax") in page.locator("#masking-three").inner_text()
+
+        page.get_by_role("tab", name=es("Weight transfer"), exact=True).click()
+        verdict = in_spanish(lambda: transfer_report.v2_to_v1(123, 3, 2, "none").verdict)
+        page.wait_for_function("(t) => document.querySelector('#transfer-verdict textarea').value === t",
+                               arg=verdict)
+        assert es("verdict") in page.locator("#transfer-others").inner_text()
+
+        page.get_by_role("tab", name=es("Model"), exact=True).click()
+        parts = in_spanish(lambda: model_stats.model_size(registry, "gpt2-small", "gqa", 4, 256)[0])
+        page.wait_for_function("(t) => document.querySelector('#model-parts').innerText.includes(t)", arg=parts[1][0])
+        table = page.locator("#model-parts").inner_text()
+        assert es("part") in table and es("attention") in table and "part" not in table.split()
+        assert es("Where the parameters are: {preset} with {variant}").split(":")[0] in page.locator(
+            "#model-chart").inner_text()
+    finally:
+        page.get_by_role("tab", name=es("Attention"), exact=True).click()

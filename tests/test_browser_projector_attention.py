@@ -1,4 +1,5 @@
-"""The Attention tab on a classroom projector (issue 22): 1024x768, 1280x800 and 1920x1080, English and Chinese.
+"""The Attention tab on a classroom projector (issue 22): 1024x768, 1280x800 and 1920x1080, English, Chinese and
+Spanish.
 
 Clipping is scrollWidth against clientWidth, overlap is bounding boxes, sizes are computed font sizes, stale
 controls are visibility after each switch. Each test names the defect it would have caught.
@@ -15,7 +16,7 @@ from tests.pages import TIMEOUT, VIEW, open_tab, problem, redrawn, stamp
 
 pytestmark = pytest.mark.browser
 SIZES = [(1024, 768), (1280, 800), (1920, 1080)]
-TAB = {"en-US": "Attention", "zh-CN": "注意力"}
+TAB = {"en-US": "Attention", "zh-CN": "注意力", "es-ES": "Atención"}
 MIN_HEAD = 610  # px: one head of two at 1920x1080 before issue 22 (measured on main)
 LONG = " ".join(f"w{i}" for i in range(24))  # 24 tokens
 
@@ -67,7 +68,7 @@ def type_sentence(page, text: str) -> None:
     redrawn(page, old)
 
 
-@pytest.mark.parametrize("locale", ["en-US", "zh-CN"])
+@pytest.mark.parametrize("locale", ["en-US", "zh-CN", "es-ES"])
 @pytest.mark.parametrize("size", SIZES, ids=[f"{w}x{h}" for w, h in SIZES])
 def test_the_tab_reads_on_a_projector(browser, app_url, size, locale):
     page = opened(browser, app_url, size, locale)

@@ -1,5 +1,6 @@
 """Every lab tab but Attention, Lesson and Real model, legible on a projector (issue 22): at 1024x768, 1280x800 and
-1920x1080, in English and Chinese, no text cut and no scrollbar inside a view; one page per size and language."""
+1920x1080, in English, Chinese and Spanish, no text cut and no scrollbar inside a view; one page per size and
+language."""
 
 from __future__ import annotations
 
@@ -57,8 +58,12 @@ DRAWN = """() => {
 }"""
 
 
+LOCALES = {"en": "en-US", "zh": "zh-CN", "es": "es-ES"}
+IN_SPANISH = {"Step through", "Causality", "Weight transfer", "Masking & scaling", "Model"}  # (the others: English)
+
+
 def name(tab: str, lang: str) -> str:
-    return i18n.tr(tab, "zh-CN") if lang == "zh" else tab
+    return i18n.tr(tab, i18n.normal(LOCALES[lang]))  # (a tab whose title has no translation yet: as it is)
 
 
 def settle(page) -> None:
@@ -92,7 +97,7 @@ TABLES = """() => [...document.querySelectorAll('.table-wrap, .virtual-table-vie
   .map((e) => 'table scrolls: ' + ((e.closest('[id]') || {}).id || '?') + ' ' + e.scrollWidth + ' > ' + e.clientWidth)"""
 
 
-@pytest.fixture(scope="module", params=[(w, h, lang) for lang in ("en", "zh") for (w, h) in SIZES],
+@pytest.fixture(scope="module", params=[(w, h, lang) for lang in ("en", "zh", "es") for (w, h) in SIZES],
                 ids=lambda p: f"{p[0]}x{p[1]}-{p[2]}")
 def shown(request, app_url):
     """One page per size and language, every tab visited once; what each tab showed cut, per tab."""
@@ -101,7 +106,7 @@ def shown(request, app_url):
     w, h, lang = request.param
     with sync_playwright() as p:
         browser = p.chromium.launch(executable_path=CHROMIUM, args=ARGS)
-        context = browser.new_context(locale="zh-CN" if lang == "zh" else "en-US", viewport={"width": w, "height": h})
+        context = browser.new_context(locale=LOCALES[lang], viewport={"width": w, "height": h})
         page = context.new_page()
         page.set_default_timeout(TIMEOUT)
         page.goto(app_url)
@@ -119,7 +124,9 @@ def shown(request, app_url):
 def test_no_text_is_cut_and_no_view_scrolls(shown, tab):
     """Issue 22 (2, 5, 11): formulas, titles, labels and the variant box whole, no y title over a label, no
     scrollbar in a view."""
-    _, _, found = shown
+    _, lang, found = shown
+    if lang == "es" and tab not in IN_SPANISH:
+        pytest.skip(f"{tab} is not in core/locales/es.po yet (issue 36: its area is moved on another branch)")
     assert found[tab] == []
 
 

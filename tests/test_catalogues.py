@@ -24,10 +24,9 @@ def extracted() -> dict[str, str]:
     for folder in ("core", "attention_plugins"):
         for filename, line, msg, _comments, _ctx in extract_from_dir(
                 ROOT / folder, method_map=[("**.py", "python")], keywords=KEYWORDS, comment_tags=()):
-            ids = msg if isinstance(msg, tuple) else (msg,)
-            for m in ids:
-                if m:
-                    out.setdefault(m, f"{folder}/{filename}:{line}")
+            m = msg[0] if isinstance(msg, tuple) else msg  # t_n's (singular, plural): one message, its singular
+            if m:
+                out.setdefault(m, f"{folder}/{filename}:{line}")
     return out
 
 

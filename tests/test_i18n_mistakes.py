@@ -123,8 +123,8 @@ WORDS = data_words()
 
 @pytest.mark.parametrize("mistake", sorted(MISTAKES))
 def test_a_students_mistake_reads_as_one_chinese_sentence(mistake):
-    with i18n.speaking("zh-CN"):  # made in the page's language where it is raised (core.i18n.t)
+    with i18n.speaking("zh-CN"):  # raised as in a Chinese page's request: a sentence looked up where it is made
         said = _raised(MISTAKES[mistake])
-    chinese = i18n.tr(said, "zh-CN")  # (the old walker, for areas not migrated yet: Chinese passes through it)
+    chinese = i18n.tr(said, "zh-CN")  # (what the old walker still translates on its way out, for the other areas)
     left = [w for w in i18n.leftover(chinese) if w.lower() not in WORDS]  # an example sentence stays as it is
     assert re.search(r"[\u4e00-\u9fff]", chinese) and not left, (said, chinese)

@@ -96,7 +96,7 @@ def test_sliding_window_blocks_outside_the_band(lab):
     w = run.weights[0]  # (T, T)
     assert torch.all(w.tril(-2) == 0) and torch.all(w.triu(1) == 0)
     assert row_check(run).blocked_weight == 0
-    assert "itself and the 1 tokens before it" in sharing(run)
+    assert "itself and the 1 token before it" in sharing(run)  # (one token: t_n says it in the singular)
 
 
 def test_weights_payload_shape(lab):

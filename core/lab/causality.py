@@ -9,8 +9,9 @@ import torch
 from torch import Tensor, nn
 
 from ..config import ConfigError, whole
+from ..i18n import t
 from .session import Lab, json_number, make_request
-from .text import embed_at, text_field
+from .text import embed_at, sentences, text_field
 
 MAX_REPLACEMENT_CHARS = 100  # one word
 
@@ -33,15 +34,16 @@ class CausalityResult:
         p, diffs = self.position, self.row_max_abs_diff
         after = max(diffs[p:]) if diffs[p:] else 0.0
         if p == 0:
-            before = "There are no rows before position 0."
+            before = t("There are no rows before position 0.")
         elif self.identical_before:
-            before = f"Rows 0 to {p - 1}, before the edit, are byte-identical (change exactly 0)."
+            before = t("Rows 0 to {last}, before the edit, are byte-identical (change exactly 0).", last=p - 1)
         else:
-            before = (f"Rows before the edit changed by up to {max(diffs[:p]):.3g}: "
-                      "without the mask the future leaks into the past.")
+            before = t("Rows before the edit changed by up to {diff}: without the mask the future leaks into the past.",
+                       diff=format(max(diffs[:p]), ".3g"))
         if after == 0:
-            return before + " Nothing changed: the replacement is the same token."
-        return before + f" Rows {p} to {len(diffs) - 1} change (up to {after:.3g})."
+            return sentences(before, t("Nothing changed: the replacement is the same token."))
+        return sentences(before, t("Rows {first} to {last} change (up to {diff}).", first=p, last=len(diffs) - 1,
+                                   diff=format(after, ".3g")))
 
     def payload(self) -> dict[str, Any]:
         """The /causality JSON."""
@@ -54,9 +56,9 @@ def replacement_word(replacement: Any) -> str:
     """The word to put in, stripped; ConfigError when it is not text, empty or longer than a word can be."""
     word = text_field("replacement", "" if replacement is None else replacement).strip()
     if not word:
-        raise ConfigError("The replacement word is empty; type a word to put at that position.")
+        raise ConfigError(t("The replacement word is empty; type a word to put at that position."))
     if len(word) > MAX_REPLACEMENT_CHARS:
-        raise ConfigError(f"replacement is longer than {MAX_REPLACEMENT_CHARS} characters; type one word.")
+        raise ConfigError(t("replacement is longer than {n} characters; type one word.", n=MAX_REPLACEMENT_CHARS))
     return word
 
 
@@ -96,7 +98,7 @@ def probe(
     T = len(run.tokens)
     pos = whole("position", position)
     if not 0 <= pos < T:
-        raise ConfigError(f"position={pos} is outside the sentence; choose 0 to {T - 1}")
+        raise ConfigError(t("position={pos} is outside the sentence; choose 0 to {last}", pos=pos, last=T - 1))
     word = replacement_word(replacement)
     d = run.config.d_model
     x = run.x  # (1, T, d)

@@ -9,22 +9,23 @@ from __future__ import annotations
 import math
 
 from ..attention import NEG_INF, AttentionModule
+from ..i18n import mark
 
 HOOKS = ("project", "score", "bias", "allowed", "normalise", "merge")  # the hooks Step through can name; and fill
-DERIVED = {  # stage -> formula when the class overrides the hook; {placeholders} as in steps.FORMULAS
+DERIVED = {  # stage -> formula msgid when the class overrides the hook; {placeholders} as in steps.FORMULAS
     "project": {
-        "q": "Q = project(x): the variant's own queries  (head {head})",
-        "k": "K = project(x): the variant's own keys  (K/V head {kv_head})",
-        "v": "V = project(x): the variant's own values  (K/V head {kv_head})",
+        "q": mark("Q = project(x): the variant's own queries  (head {head})"),
+        "k": mark("K = project(x): the variant's own keys  (K/V head {kv_head})"),
+        "v": mark("V = project(x): the variant's own values  (K/V head {kv_head})"),
     },
-    "score": {"scores": "scores = score(Q, K): the variant's own, not Q · Kᵀ"},
-    "bias": {"scaled": "scaled = scores {scale} + bias(T), the variant's bias, d_head = {d_head}"},
-    "allowed": {"mask": "mask = allowed(T): the variant's own, True where a query may attend to a key"},
-    "fill": {"masked": "masked = scaled, with {fill} where the mask says no"},
-    "normalise": {"weights": "weights = normalise(masked): the variant's own function of each row"},
-    "merge": {"output": "output = merge(all heads' context): the variant's own"},
+    "score": {"scores": mark("scores = score(Q, K): the variant's own, not Q · Kᵀ")},
+    "bias": {"scaled": mark("scaled = scores {scale} + bias(T), the variant's bias, d_head = {d_head}")},
+    "allowed": {"mask": mark("mask = allowed(T): the variant's own, True where a query may attend to a key")},
+    "fill": {"masked": mark("masked = scaled, with {fill} where the mask says no")},
+    "normalise": {"weights": mark("weights = normalise(masked): the variant's own function of each row")},
+    "merge": {"output": mark("output = merge(all heads' context): the variant's own")},
 }
-BIAS_UNSCALED = "scaled = scores + bias(T), the variant's bias (this variant does not divide by √d_head)"
+BIAS_UNSCALED = mark("scaled = scores + bias(T), the variant's bias (this variant does not divide by √d_head)")
 
 
 def hook_class(variant: object, module: object = None) -> type | None:
@@ -47,7 +48,7 @@ def overridden(cls: type | None) -> set[str]:
 
 
 def derived_formulas(cls: type | None, uses_scaling: bool = True) -> dict[str, str]:
-    """Stage -> formula for every stage whose hook the class overrides."""
+    """Stage -> formula (a msgid, looked up where it is shown) for every stage whose hook the class overrides."""
     hooks = overridden(cls)
     out: dict[str, str] = {}
     for hook in HOOKS + ("fill",):

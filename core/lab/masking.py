@@ -9,7 +9,9 @@ from functools import lru_cache
 import torch
 from torch import Tensor
 
+from ..i18n import t
 from ..masks import causal_mask
+from .text import sentences
 
 
 @dataclass(frozen=True)
@@ -36,11 +38,11 @@ class ThreeWays:
         """One sentence per claim."""
         leak = self.leak_per_row
         worst = max(leak) if leak else 0.0
-        return (
-            f"-inf before softmax and softmax-then-renormalise agree to {self.agree_max_diff:.1e} "
-            f"(float rounding; the same numbers). Filling with 0 instead of -inf leaks weight to the future: "
-            f"up to {worst:.3f} of a row's weight (row 0: {leak[0]:.3f})."
-        )
+        return sentences(
+            t("-inf before softmax and softmax-then-renormalise agree to {diff} (float rounding; the same numbers).",
+              diff=format(self.agree_max_diff, ".1e")),
+            t("Filling with 0 instead of -inf leaks weight to the future: up to {worst} of a row's weight (row 0: "
+              "{first}).", worst=format(worst, ".3f"), first=format(leak[0], ".3f")))
 
 
 def three_ways(scores: Tensor) -> ThreeWays:

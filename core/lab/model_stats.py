@@ -9,10 +9,14 @@ from dataclasses import dataclass
 import torch
 
 from ..config import ConfigError, choices_text, divisors, excerpt, whole_in
+from ..i18n import mark, t
 from ..model import GPT, PRESETS, GPTConfig
 from ..registry import Registry
+from .text import sentences
 
-PARTS = ("embeddings", "attention", "mlp", "norms")
+PARTS = ("embeddings", "attention", "mlp", "norms")  # the parts' names (the API's); each a msgid where it is shown
+PART_WORDS = {"embeddings": mark("embeddings"), "attention": mark("attention"), "mlp": mark("mlp"),
+              "norms": mark("norms")}
 
 
 @dataclass(frozen=True)
@@ -94,7 +98,8 @@ def _config(registry: Registry, preset: str, variant: str, n_kv_heads: float, wi
     against gpt2-xl's 25) is replaced by the nearest one that does, and the note says so.
     """
     if not isinstance(preset, str) or preset not in PRESETS:
-        raise ConfigError(f"preset={excerpt(preset)} is unknown; choose one of: {', '.join(PRESETS)}")
+        raise ConfigError(t("preset={preset} is unknown; choose one of: {known}", preset=excerpt(preset),
+                            known=", ".join(PRESETS)))
     declared = {o.name for o in registry.get(variant).options}
     values = {"n_kv_heads": whole_in("n_kv_heads", n_kv_heads, 1, 1024), "window": whole_in("window", window, 1, 2**20)}
     options = {k: v for k, v in values.items() if k in declared}
@@ -103,8 +108,10 @@ def _config(registry: Registry, preset: str, variant: str, n_kv_heads: float, wi
     if "n_kv_heads" in options and heads % options["n_kv_heads"]:
         asked, choices = options["n_kv_heads"], divisors(heads)
         options["n_kv_heads"] = min(choices, key=lambda d: (abs(d - asked), d))
-        note = (f"n_kv_heads={asked} does not divide the {heads} heads of {preset}, so this shows "
-                f"n_kv_heads={options['n_kv_heads']} (choose {choices_text(choices)}). ")
+        note = t("n_kv_heads={asked} does not divide the {heads} heads of {preset}, so this shows n_kv_heads={shown} "
+                 "(choose {choices}).", asked=asked, heads=heads, preset=preset, shown=options["n_kv_heads"],
+                 choices=t("{items} or {last}", items=", ".join(str(c) for c in choices[:-1]), last=choices[-1])
+                 if len(choices) > 1 else choices_text(choices))
     return dataclasses.replace(PRESETS[preset], variant=variant, options=options), note
 
 
@@ -119,22 +126,31 @@ def model_size(registry: Registry, preset: str, variant: str, n_kv_heads: float,
     config, note = _config(registry, preset, variant, n_kv_heads, window)
     b = breakdown(config, registry)
     ref = breakdown(dataclasses.replace(config, variant="multi-head", options={}), registry)
-    parts = [[part, f"{getattr(b, part):,}", _share(getattr(b, part), b.total)] for part in PARTS]
-    parts.append(["total", f"{b.total:,}", "100 %"])
+    parts = [[t(PART_WORDS[part]), f"{getattr(b, part):,}", _share(getattr(b, part), b.total)] for part in PARTS]
+    parts.append([t("total"), f"{b.total:,}", "100 %"])
     T = config.context_length
     compare = [
-        ["attention parameters", f"{ref.attention:,}", f"{b.attention:,}"],
-        ["total parameters", f"{ref.total:,}", f"{b.total:,}"],
-        ["K/V heads per layer × head width", f"{ref.n_kv_heads} × {ref.head_dim}", f"{b.n_kv_heads} × {b.head_dim}"],
-        ["KV cache per token (fp16, all layers)", human(ref.kv_bytes_per_token, "B"), human(b.kv_bytes_per_token, "B")],
-        [f"tokens the cache holds at T = {T}", f"{ref.kv_tokens_at_context:,}", f"{b.kv_tokens_at_context:,}"],
-        [f"KV cache at T = {T} (one sequence)", human(ref.kv_bytes_at_context, "B"), human(b.kv_bytes_at_context, "B")],
+        [t("attention parameters"), f"{ref.attention:,}", f"{b.attention:,}"],
+        [t("total parameters"), f"{ref.total:,}", f"{b.total:,}"],
+        [t("K/V heads per layer × head width"), f"{ref.n_kv_heads} × {ref.head_dim}",
+         f"{b.n_kv_heads} × {b.head_dim}"],
+        [t("KV cache per token (fp16, all layers)"), human(ref.kv_bytes_per_token, "B"),
+         human(b.kv_bytes_per_token, "B")],
+        [t("tokens the cache holds at T = {T}", T=T), f"{ref.kv_tokens_at_context:,}", f"{b.kv_tokens_at_context:,}"],
+        [t("KV cache at T = {T} (one sequence)", T=T), human(ref.kv_bytes_at_context, "B"),
+         human(b.kv_bytes_at_context, "B")],
     ]
     saving = 1 - b.kv_bytes_at_context / ref.kv_bytes_at_context
-    summary = note + (f"**{preset}** with **{variant}**: {human(b.total)} parameters "
-               f"({b.total:,}); attention is {100 * b.attention / b.total:.1f} % of them. "
-               f"KV cache at full context: {human(b.kv_bytes_at_context, 'B')} "
-               f"({'saves' if saving >= 0 else 'costs'} {abs(100 * saving):.0f} % against plain multi-head).")
+    fields = dict(preset=preset, variant=variant, total=human(b.total), exact=f"{b.total:,}",
+                  share=f"{100 * b.attention / b.total:.1f} %", cache=human(b.kv_bytes_at_context, "B"),
+                  pct=f"{abs(100 * saving):.0f} %")
+    if saving >= 0:
+        said = t("**{preset}** with **{variant}**: {total} parameters ({exact}); attention is {share} of them. "
+                 "KV cache at full context: {cache} (saves {pct} against plain multi-head).", **fields)
+    else:
+        said = t("**{preset}** with **{variant}**: {total} parameters ({exact}); attention is {share} of them. "
+                 "KV cache at full context: {cache} (costs {pct} against plain multi-head).", **fields)
+    summary = sentences(note, said)
     payload = {"preset": preset, "variant": variant, "options": dict(config.options), **dataclasses.asdict(b),
                "reference_multi_head": dataclasses.asdict(ref)}
     return parts, compare, summary, payload

@@ -12,6 +12,7 @@ from torch import Tensor
 
 from ..attention import AttentionModule, AttentionTrace
 from ..config import AttentionConfig, ConfigError, named, parse_options, whole_in
+from ..i18n import mark, t
 from ..registry import Registry
 from ..seeding import SEED_MAX, seeded_init
 from .text import KEPT_CHARS, Tokens, embed, text_field, tokenize
@@ -53,19 +54,19 @@ def make_request(
     """
     sentence = sentence_text(sentence)
     if not sentence.strip():
-        raise ConfigError("The sentence is empty; type a few words.")
+        raise ConfigError(t("The sentence is empty; type a few words."))
     variant = text_field("variant", variant)
     if len(variant) > MAX_NAME_CHARS:
-        raise ConfigError(f"variant is longer than {MAX_NAME_CHARS} characters; type a variant's name.")
+        raise ConfigError(t("variant is longer than {n} characters; type a variant's name.", n=MAX_NAME_CHARS))
     if isinstance(options, str) and len(options) > MAX_OPTIONS_CHARS:
-        raise ConfigError(f"options is longer than {MAX_OPTIONS_CHARS:,} characters; an options object names "
-                          'a few options, such as {"window": 3}.')
+        raise ConfigError(t("options is longer than {n} characters; an options object names a few options, such as "
+                            "{example}.", n=format(MAX_OPTIONS_CHARS, ","), example='{"window": 3}'))
     opts = parse_options(text_field("options", options) if isinstance(options, str) else options)
     try:
         opts_key = tuple(sorted(opts.items()))
         hash(opts_key)
     except TypeError:
-        raise ConfigError("options values must be numbers, true/false or text") from None
+        raise ConfigError(t("options values must be numbers, true/false or text")) from None
     return Request(sentence, variant, switch("causal", causal), switch("scaled", scaled),
                    whole_in("n_heads", n_heads, 1, 1024), whole_in("d_model", d_model, 1, 4096),
                    seed_value(seed), opts_key)
@@ -79,7 +80,7 @@ def sentence_text(sentence: Any, name: str = "sentence") -> str:
 def switch(name: str, value: Any) -> bool:
     """A checkbox's value: true or false (1, "no" or a list are refused, not guessed)."""
     if not isinstance(value, bool):
-        raise ConfigError(f"{named(name, value)} must be true or false")
+        raise ConfigError(t("{field} must be true or false", field=named(name, value)))
     return value
 
 
@@ -129,7 +130,7 @@ class Lab:
         config = self.config_for(req)
         tokens = tokenize(req.sentence, TRACE_MAX_TOKENS)
         if not tokens.tokens:
-            raise ConfigError("The sentence has no words, punctuation or emoji to attend over; type a few words.")
+            raise ConfigError(t("The sentence has no words, punctuation or emoji to attend over; type a few words."))
         module = seeded_init(self.registry.build(req.variant, config), req.seed).eval()
         x = embed(tokens.tokens, config.d_model, req.seed)  # (1, T, d)
         with torch.no_grad():
@@ -147,34 +148,38 @@ def trace_problem(run: Run) -> str | None:
     """
     T = len(run.tokens)
     tensors = {name: getattr(run.trace, name, None) for name in TRACE_FIELDS}
-    for name, t in tensors.items():
-        if not isinstance(t, Tensor):
-            return f"{name} that is not a tensor"
-        if (t.dtype != torch.bool) if name == "mask" else not t.is_floating_point():
-            return f"{name} of dtype {t.dtype}"
+    for name, x in tensors.items():
+        if not isinstance(x, Tensor):
+            return t("{name} that is not a tensor", name=name)
+        if (x.dtype != torch.bool) if name == "mask" else not x.is_floating_point():
+            return t("{name} of dtype {dtype}", name=name, dtype=x.dtype)
     w = tensors["weights"]
     if w.dim() != 4 or tuple(w.shape[::2]) != (1, T) or w.shape[-1] != T:
-        return f"weights of shape {tuple(w.shape)}; the lab expects (1, heads, {T}, {T}) for {T} tokens"
+        return t("weights of shape {shape}; the lab expects (1, heads, {T}, {T}) for {T} tokens", shape=tuple(w.shape),
+                 T=T)
     H = w.shape[1]
     q, k = tensors["q"], tensors["k"]
     if q.dim() != 4 or tuple(q.shape[:3]) != (1, H, T):
-        return f"q of shape {tuple(q.shape)}; the lab expects (1, {H}, {T}, head_dim)"
+        return t("q of shape {shape}; the lab expects (1, {H}, {T}, head_dim)", shape=tuple(q.shape), H=H, T=T)
     for name in ("k", "v"):
-        t = tensors[name]
-        if t.dim() != 4 or t.shape[0] != 1 or t.shape[2] != T or t.shape[1] < 1 or H % t.shape[1]:
-            return f"{name} of shape {tuple(t.shape)}; the lab expects (1, K/V heads dividing {H}, {T}, head_dim)"
+        x = tensors[name]
+        if x.dim() != 4 or x.shape[0] != 1 or x.shape[2] != T or x.shape[1] < 1 or H % x.shape[1]:
+            return t("{name} of shape {shape}; the lab expects (1, K/V heads dividing {H}, {T}, head_dim)", name=name,
+                     shape=tuple(x.shape), H=H, T=T)
     for name in ("scores", "scaled", "masked"):
         if tuple(tensors[name].shape) != (1, H, T, T):
-            return f"{name} of shape {tuple(tensors[name].shape)}; the lab expects (1, {H}, {T}, {T})"
+            return t("{name} of shape {shape}; the lab expects (1, {H}, {T}, {T})", name=name,
+                     shape=tuple(tensors[name].shape), H=H, T=T)
     mask, context, out = tensors["mask"], tensors["context"], tensors["output"]
     if mask.dim() != 4 or tuple(mask.shape[-2:]) != (T, T):
-        return f"a mask of shape {tuple(mask.shape)}; the lab expects (1, 1, {T}, {T})"
+        return t("a mask of shape {shape}; the lab expects (1, 1, {T}, {T})", shape=tuple(mask.shape), T=T)
     if context.dim() != 4 or tuple(context.shape[:3]) != (1, H, T):
-        return f"context of shape {tuple(context.shape)}; the lab expects (1, {H}, {T}, head_dim)"
+        return t("context of shape {shape}; the lab expects (1, {H}, {T}, head_dim)", shape=tuple(context.shape), H=H,
+                 T=T)
     if k.shape[-1] != q.shape[-1]:
-        return f"keys {k.shape[-1]} wide for queries {q.shape[-1]} wide; they must match"
+        return t("keys {k} wide for queries {q} wide; they must match", k=k.shape[-1], q=q.shape[-1])
     if out.dim() != 3 or tuple(out.shape[:2]) != (1, T):
-        return f"output of shape {tuple(out.shape)}; the lab expects (1, {T}, d_model)"
+        return t("output of shape {shape}; the lab expects (1, {T}, d_model)", shape=tuple(out.shape), T=T)
     return None
 
 
@@ -219,21 +224,31 @@ class RowCheck:
     def line(self) -> str:
         """One line a student reads: 'every row sums to 1; weight above the diagonal: 0'."""
         if not math.isfinite(self.max_row_error):
-            return "some rows hold NaN or infinite weights: they are not probabilities"
+            return t(CHECK["nonfinite"])
         if self.max_row_error < 1e-5:
-            rows = "every row sums to 1"
+            rows = t(CHECK["rows"])
         else:
-            rows = f"rows are off 1 by up to {self.max_row_error:.2g}"
+            rows = t(CHECK["rows_off"], error=format(self.max_row_error, ".2g"))
         # per row, read against "each row sums to 1" (a total over heads and rows has no scale a student knows)
-        future = self.above_diagonal / self.rows
-        future = ZERO_PER_ROW if self.above_diagonal == 0 else f"{future:.2g} {PER_ROW} (the future leaks in)"
-        text = f"{rows}; weight above the diagonal: {future}"
-        blocked = f"{self.blocked_weight / self.rows:.2g} {PER_ROW}"
-        return text if self.blocked_weight == 0 else text + f"; weight on blocked keys: {blocked}"
+        future = (t(CHECK["zero"]) if self.above_diagonal == 0
+                  else t(CHECK["leak"], value=format(self.above_diagonal / self.rows, ".2g")))
+        if self.blocked_weight == 0:
+            return t(CHECK["line"], rows=rows, future=future)
+        blocked = t(CHECK["mean"], value=format(self.blocked_weight / self.rows, ".2g"))
+        return t(CHECK["line_blocked"], rows=rows, future=future, blocked=blocked)
 
 
-ZERO_PER_ROW = "0 of 1 in every row"
-PER_ROW = "of 1 per row on average"
+# The check line's words; the page writes the same line from the weights it draws (core.render.matrix sends these)
+CHECK = {
+    "line": mark("{rows}; weight above the diagonal: {future}"),
+    "line_blocked": mark("{rows}; weight above the diagonal: {future}; weight on blocked keys: {blocked}"),
+    "rows": mark("every row sums to 1"),
+    "rows_off": mark("rows are off 1 by up to {error}"),
+    "zero": mark("0 of 1 in every row"),
+    "leak": mark("{value} of 1 per row on average (the future leaks in)"),
+    "mean": mark("{value} of 1 per row on average"),
+    "nonfinite": mark("some rows hold NaN or infinite weights: they are not probabilities"),
+}
 
 
 def row_check(run: Run) -> RowCheck:

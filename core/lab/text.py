@@ -12,6 +12,7 @@ import torch
 from torch import Tensor
 
 from ..config import ConfigError, named
+from ..i18n import mark, t
 from ..text import scripts, segment
 
 EXAMPLES = (  # the sentences the app offers; the first is the Chinese chapter's running example, pre-segmented
@@ -44,30 +45,43 @@ class Tokens:
         """The sentences a person sees about how their input was read ("" when there is nothing to say)."""
         notes = []
         if self.segmented:
-            notes.append("Chinese written without spaces was cut into words automatically (rjieba); "
-                         "put spaces between words to choose them yourself.")
+            notes.append(t("Chinese written without spaces was cut into words automatically (rjieba); "
+                           "put spaces between words to choose them yourself."))
         if self.no_segmenter:
-            notes.append("Chinese written without spaces is split one character per token here: "
-                         "the rjieba segmenter is not installed.")
+            notes.append(t("Chinese written without spaces is split one character per token here: "
+                           "the rjieba segmenter is not installed."))
         if self.truncated:
-            notes.append(f"The sentence was cut: the lab reads its first {self.limit} tokens (at most {MAX_CHARS} characters).")
-        return " ".join(notes)
+            notes.append(t("The sentence was cut: the lab reads its first {limit} tokens (at most {chars} characters).",
+                           limit=self.limit, chars=MAX_CHARS))
+        return sentences(*notes)
 
     def __len__(self) -> int:
         return len(self.tokens)
 
 
 _LONE_SURROGATE = re.compile("[\ud800-\udfff]")  # half of a UTF-16 pair: no encoding can write it
+AFTER = mark("{first} {second}")  # one sentence after another: a space in English, none in Chinese
+FIELD_WORDS = {"sentence": mark("sentence"), "replacement": mark("replacement"), "word": mark("word")}  # said as words
+
+
+def sentences(*parts: str) -> str:
+    """Sentences one after another as the reader's language writes them (empty ones left out)."""
+    out = ""
+    for part in parts:
+        if part:
+            out = t(AFTER, first=out, second=part) if out else part
+    return out
 
 
 def text_field(name: str, value: object) -> str:
     """Text a person typed, as it came: a str with no lone surrogate; ConfigError naming the field otherwise."""
     if not isinstance(value, str):
-        raise ConfigError(f"{named(name, value)} must be text")
+        raise ConfigError(t("{field} must be text", field=named(name, value)))
     bad = _LONE_SURROGATE.search(value)
     if bad:
-        raise ConfigError(f"{name} holds an invalid character (a lone surrogate, U+{ord(bad.group()):04X}) "
-                          f"at position {bad.start()}; remove it")
+        said = t(FIELD_WORDS[name]) if name in FIELD_WORDS else name  # (another field: its name, as the API's)
+        raise ConfigError(t("{name} holds an invalid character (a lone surrogate, U+{code}) at position {at}; "
+                            "remove it", name=said, code=format(ord(bad.group()), "04X"), at=bad.start()))
     return value
 
 
@@ -107,7 +121,7 @@ def _emoji_end(text: str, i: int) -> int:
 def tokenize(sentence: str, max_tokens: int = MAX_TOKENS) -> Tokens:
     """Words, punctuation on its own, Chinese words (core.text.segment), kana one each, emoji whole; control dropped."""
     if not isinstance(sentence, str):
-        raise ConfigError("sentence must be text")
+        raise ConfigError(t("{field} must be text", field="sentence"))
     text = unicodedata.normalize("NFC", sentence[:MAX_CHARS])
     mode = segment.han_mode(text)
     tokens: list[str] = []
@@ -174,7 +188,7 @@ def positions(T: int, d_model: int) -> Tensor:
 def embed(tokens: tuple[str, ...] | list[str], d_model: int, seed: int = 0) -> Tensor:
     """Token vectors plus positions, as a batch of one: (1, T, d_model)."""
     if not tokens:
-        raise ConfigError("the sentence has no tokens; type at least one word")
+        raise ConfigError(t("the sentence has no tokens; type at least one word"))
     vecs = torch.stack([token_vector(t, d_model, seed) for t in tokens])  # (T, d)
     return ((vecs + positions(len(tokens), d_model)) * _SCALE)[None]  # (1, T, d)
 

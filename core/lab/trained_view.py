@@ -19,9 +19,10 @@ from torch import Tensor
 
 from ..config import ConfigError
 from ..corpus import NOUNS, PRONOUNS, UNK, generate, referent
+from ..i18n import mark, t
 from ..model import tiny_config
 from ..text import segment
-from .text import MAX_CHARS, text_field
+from .text import MAX_CHARS, sentences, text_field
 from .tiny import one_thread, tiny
 
 REFERENCE_SEED, REFERENCE_SENTENCES = 777, 600  # held-out text: a seed and pronoun shapes never used in training
@@ -37,14 +38,17 @@ EXAMPLES = (  # sentences the tiny model knows every word of; the first is the c
 )
 NAME_THRESHOLD = 0.4  # a head is named after a pattern only if it puts this much weight on it
 
+# A pattern's name (what the API's JSON calls a head, and a msgid where a person reads it) -> what it measures
 PATTERNS = {
-    "previous token": "the token just before",
-    "itself": "the token itself",
-    "first token": "the first token of the sentence",
-    "earlier mention": "the earlier mention of the same noun (read at the repeat)",
-    "noun about to repeat": "the earlier mention of the noun that comes next (predicts the repeat)",
-    "pronoun → its noun": "the noun 它 / it refers to, read at the pronoun (违约金, not the document 合同)",
+    mark("previous token"): mark("the token just before"),
+    mark("itself"): mark("the token itself"),
+    mark("first token"): mark("the first token of the sentence"),
+    mark("earlier mention"): mark("the earlier mention of the same noun (read at the repeat)"),
+    mark("noun about to repeat"): mark("the earlier mention of the noun that comes next (predicts the repeat)"),
+    mark("pronoun → its noun"): mark(
+        "the noun 它 / it refers to, read at the pronoun (违约金, not the document 合同)"),
 }
+SPREAD_OUT = mark("spread out")  # a head no pattern names
 
 
 @dataclass(frozen=True)
@@ -54,7 +58,7 @@ class HeadRole:
     layer: int
     head: int
     scores: dict[str, float]  # pattern -> mean attention weight on it (0..1); absent when the text has no case
-    name: str  # the strongest pattern, or "spread out" when none reaches NAME_THRESHOLD
+    name: str  # the strongest pattern, or SPREAD_OUT when none reaches NAME_THRESHOLD (in English: t() to show it)
 
 
 @dataclass(frozen=True)
@@ -71,32 +75,37 @@ class TrainedView:
     def describe(self, layer: int, head: int) -> str:
         """What this head does, named from held-out text, with this sentence's number beside it."""
         ref, here = self.reference[layer][head], self.heads[layer][head]
-        others = ", ".join(f"{k} {v:.2f}" for k, v in sorted(ref.scores.items(), key=lambda kv: -kv[1])
+        others = ", ".join(f"{t(k)} {v:.2f}" for k, v in sorted(ref.scores.items(), key=lambda kv: -kv[1])
                            if k != ref.name)
-        where = f"over {REFERENCE_SENTENCES} held-out sentences"
-        if ref.name == "spread out":
-            text = f"Layer {layer} head {head}: spread out; no pattern gets {NAME_THRESHOLD} of its weight {where}"
+        if ref.name == SPREAD_OUT:
+            return sentences(t("Layer {layer} head {head}: spread out; no pattern gets {threshold} of its weight over "
+                               "{n} held-out sentences.", layer=layer, head=head, threshold=NAME_THRESHOLD,
+                               n=REFERENCE_SENTENCES), t("Measured: {others}.", others=others))
+        fields = dict(layer=layer, head=head, name=t(ref.name), w=format(ref.scores[ref.name], ".2f"),
+                      pattern=t(PATTERNS[ref.name]), n=REFERENCE_SENTENCES)
+        if ref.name in here.scores:
+            text = t("Layer {layer} head {head}: {name} head; mean weight {w} on {pattern} over {n} held-out "
+                     "sentences, {here} in this sentence.", here=format(here.scores[ref.name], ".2f"), **fields)
         else:
-            text = f"Layer {layer} head {head}: {ref.name} head; mean weight {ref.scores[ref.name]:.2f} on {PATTERNS[ref.name]} {where}"
-            if ref.name in here.scores:
-                text += f", {here.scores[ref.name]:.2f} in this sentence"
-        return f"{text}. {'Measured' if ref.name == 'spread out' else 'Other patterns'}: {others}."
+            text = t("Layer {layer} head {head}: {name} head; mean weight {w} on {pattern} over {n} held-out "
+                     "sentences.", **fields)
+        return sentences(text, t("Other patterns: {others}.", others=others))
 
 
 def pattern_scores(words: Sequence[str], weights: Tensor) -> dict[str, float]:
     """Mean weight per pattern for one head: words (T,), weights (T, T). Patterns with no case are left out."""
     T, w = len(words), weights.tolist()
     sums: dict[str, list[float]] = {k: [] for k in PATTERNS}
-    for t in range(1, T):
-        row = w[t]  # how query t spreads over keys 0..t
-        sums["previous token"].append(row[t - 1])
-        sums["itself"].append(row[t])
+    for q in range(1, T):
+        row = w[q]  # how query q spreads over keys 0..q
+        sums["previous token"].append(row[q - 1])
+        sums["itself"].append(row[q])
         sums["first token"].append(row[0])
-        if words[t] in NOUNS and words[t] in words[:t]:
-            sums["earlier mention"].append(sum(row[s] for s in range(t) if words[s] == words[t]))
-        if t + 1 < T and words[t + 1] in NOUNS and words[t + 1] in words[: t + 1]:
-            sums["noun about to repeat"].append(sum(row[s] for s in range(t + 1) if words[s] == words[t + 1]))
-        noun = referent(words, t)
+        if words[q] in NOUNS and words[q] in words[:q]:
+            sums["earlier mention"].append(sum(row[s] for s in range(q) if words[s] == words[q]))
+        if q + 1 < T and words[q + 1] in NOUNS and words[q + 1] in words[: q + 1]:
+            sums["noun about to repeat"].append(sum(row[s] for s in range(q + 1) if words[s] == words[q + 1]))
+        noun = referent(words, q)
         if noun is not None:
             sums["pronoun → its noun"].append(row[noun])
     return {k: sum(v) / len(v) for k, v in sums.items() if v}
@@ -108,7 +117,7 @@ def _roles(scores: list[list[dict[str, float]]]) -> list[list[HeadRole]]:
         row = []
         for head, s in enumerate(heads):
             best = max(s, key=s.get) if s else None
-            name = best if best is not None and s[best] >= NAME_THRESHOLD else "spread out"
+            name = best if best is not None and s[best] >= NAME_THRESHOLD else SPREAD_OUT
             row.append(HeadRole(layer, head, s, name))
         out.append(row)
     return out
@@ -155,10 +164,12 @@ def trained_view(sentence: str) -> TrainedView:
     model, tokenizer = tiny()
     words = tokenizer.words(text_field("sentence", sentence)[:MAX_CHARS])
     if not words:
-        raise ConfigError("type a sentence first, for example: the fox that the child saw was hungry , so the fox slept .")
+        raise ConfigError(t("type a sentence first, for example: the fox that the child saw was hungry , so the fox "
+                            "slept ."))
     limit = model.config.context_length
     if len(words) > limit:
-        raise ConfigError(f"the sentence has {len(words)} tokens but the tiny model reads at most {limit}; shorten it")
+        raise ConfigError(t("the sentence has {n} tokens but the tiny model reads at most {limit}; shorten it",
+                            n=len(words), limit=limit))
     unknown = [w for w, i in zip(words, tokenizer.encode_words(words), strict=True) if tokenizer.vocab[i] == UNK]
     segmented = segment.cuts(unicodedata.normalize("NFC", sentence[:MAX_CHARS].lower()))
     w = _trace([words])[:, 0]  # (L, H, T, T)
@@ -170,7 +181,8 @@ def trained_view(sentence: str) -> TrainedView:
 def _check(view: TrainedView, layer: int, head: int) -> None:
     n_layers, n_heads = view.weights.shape[:2]
     if not (0 <= layer < n_layers and 0 <= head < n_heads):
-        raise ConfigError(f"the tiny model has layers 0-{n_layers - 1} and heads 0-{n_heads - 1}")
+        raise ConfigError(t("the tiny model has layers 0-{layer} and heads 0-{head}", layer=n_layers - 1,
+                            head=n_heads - 1))
 
 
 @dataclass(frozen=True)
@@ -194,7 +206,7 @@ def layer_panel(sentence: str, layer: int, head: int) -> LayerPanel:
     return LayerPanel(
         tokens=view.tokens,
         weights=[view.weights[layer, h] for h in range(n_heads)],
-        titles=[f"head {h}: {name}" for h, name in enumerate(names)],
+        titles=[t("head {h}: {name}", h=h, name=t(name)) for h, name in enumerate(names)],
         selected=view.describe(layer, head),
         roles="\n".join(view.describe(layer, h) for h in range(n_heads)),
         note=view_note(view),
@@ -205,11 +217,11 @@ def view_note(view: TrainedView) -> str:
     """What the student should know about how their sentence was read ("" when nothing)."""
     notes = []
     if view.segmented:
-        notes.append("Chinese written without spaces was cut into words automatically (rjieba).")
+        notes.append(t("Chinese written without spaces was cut into words automatically (rjieba)."))
     if view.unknown:
         words = ", ".join(f"'{w}'" for w in sorted(set(view.unknown)))
-        notes.append(f"Words the tiny model never saw, read as {UNK}: {words}.")
-    return " ".join(notes)
+        notes.append(t("Words the tiny model never saw, read as {unk}: {words}.", unk=UNK, words=words))
+    return sentences(*notes)
 
 
 def trained_attention_payload(sentence: str) -> dict:
@@ -270,7 +282,7 @@ def model_panel(sentence: str, layer: int, head: int) -> ModelPanel:
     return ModelPanel(
         tokens=view.tokens,
         weights=view.weights,
-        titles=[[f"head {h}: {view.reference[la][h].name}" for h in range(H)] for la in range(L)],
+        titles=[[t("head {h}: {name}", h=h, name=t(view.reference[la][h].name)) for h in range(H)] for la in range(L)],
         descriptions=[[view.describe(la, h) for h in range(H)] for la in range(L)],
         selected=(layer, head),
         note=view_note(view),

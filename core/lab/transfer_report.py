@@ -12,6 +12,7 @@ from torch import nn
 
 from ..classic import SelfAttention_v1, SelfAttention_v2
 from ..config import AttentionConfig, ConfigError, whole
+from ..i18n import current, t
 from ..registry import Registry
 from ..seeding import seeded_init
 from ..transfer import MISTAKES, compare, fused_to_multihead_attention, transfer_stacked_to_fused, transfer_v2_to_v1
@@ -68,15 +69,22 @@ def _inputs(d_in: int, seed: int) -> torch.Tensor:
     return torch.rand(6, d_in, generator=torch.Generator().manual_seed(seed))
 
 
-@lru_cache(maxsize=256)
 def v2_to_v1(seed: int = 123, d_in: int = 3, d_out: int = 2, mistake: str = "none") -> TransferReport:
     """torch.manual_seed(seed); build v2 then v1 as the classic code does; copy v2 -> v1; compare outputs."""
+    return _v2_to_v1(seed, d_in, d_out, mistake, current())
+
+
+@lru_cache(maxsize=256)
+def _v2_to_v1(seed: int, d_in: int, d_out: int, mistake: str, language: str) -> TransferReport:
+    """(cached per language: the verdict and a failed copy's sentence are words)"""
     seed, d_in, d_out = seed_value(seed), whole("d_in", d_in), whole("d_out", d_out)
     for name, value in (("d_in", d_in), ("d_out", d_out)):
         if not 1 <= value <= MAX_DIM:
-            raise ConfigError(f"{name}={value} is out of range; choose 1 to {MAX_DIM}")
+            raise ConfigError(t("{name}={value} is out of range; choose {low} to {high}", name=name, value=value,
+                                low=1, high=MAX_DIM))
     if mistake not in MISTAKES:
-        raise ConfigError(f"mistake={mistake!r} is not known; choose {', '.join(MISTAKES)}")
+        raise ConfigError(t("mistake={mistake} is not known; choose {known}", mistake=repr(mistake),
+                            known=", ".join(MISTAKES)))
     v1_cls, v2_cls = classic_classes()
     with _GLOBAL_RNG, torch.random.fork_rng(devices=[]):
         torch.manual_seed(seed)
@@ -90,13 +98,15 @@ def v2_to_v1(seed: int = 123, d_in: int = 3, d_out: int = 2, mistake: str = "non
     try:
         transfer_v2_to_v1(v2, v1, mistake=mistake)
     except ConfigError as exc:
-        return TransferReport(**base, error=str(exc), verdict="The copy failed: " + str(exc))
+        return TransferReport(**base, error=str(exc), verdict=t("The copy failed: {error}", error=str(exc)))
     eq = compare(v2, v1, x, atol=ATOL)
     with torch.no_grad():
         out_v2, out_v1 = rounded(v2(x), 4), rounded(v1(x), 4)  # (6, d_out) each
-    verdict = eq.verdict if mistake == "none" or not eq.equal else eq.verdict + " (this mistake happens to be harmless here)"
-    if mistake != "none" and not eq.equal:
-        verdict += ": no error was raised, the answer is silently wrong"
+    verdict = eq.verdict
+    if mistake != "none" and eq.equal:
+        verdict = t("{verdict} (this mistake happens to be harmless here)", verdict=verdict)
+    elif mistake != "none":
+        verdict = t("{verdict}: no error was raised, the answer is silently wrong", verdict=verdict)
     return TransferReport(**base, out_v2=out_v2, out_v1=out_v1, equal=eq.equal, exact=eq.exact,
                           max_abs_diff=eq.max_abs_diff,
                           verdict=verdict)
@@ -127,11 +137,12 @@ class _Same:
 
 def other_transfers(registry: Registry, seed: int = 123, d_model: int = 16, n_heads: int = 4) -> list[OtherTransfer]:
     """Stacked heads -> fused qkv, and fused -> nn.MultiheadAttention, each checked on the same input."""
-    return list(_other_transfers(_Same(registry), seed_value(seed), d_model, n_heads))
+    return list(_other_transfers(_Same(registry), seed_value(seed), d_model, n_heads, current()))
 
 
 @lru_cache(maxsize=64)
-def _other_transfers(same: _Same, seed: int, d_model: int, n_heads: int) -> tuple[OtherTransfer, ...]:
+def _other_transfers(same: _Same, seed: int, d_model: int, n_heads: int, language: str) -> tuple[OtherTransfer, ...]:
+    """(cached per language: the titles and verdicts are words)"""
     registry = same.registry
     config = AttentionConfig(d_model=d_model, n_heads=n_heads)
     stacked = seeded_init(registry.build("multi-head-stacked", config), seed).eval()
@@ -141,8 +152,8 @@ def _other_transfers(same: _Same, seed: int, d_model: int, n_heads: int) -> tupl
     first = compare(stacked, fused, x)
     second = compare(fused, fused_to_multihead_attention(fused), x)
     return (
-        OtherTransfer(f"{n_heads} stacked heads (MultiHeadAttentionWrapper) → one fused qkv (CausalSelfAttention)",
-                      first.max_abs_diff, first.equal, first.verdict),
-        OtherTransfer("fused CausalSelfAttention → PyTorch's nn.MultiheadAttention (mask polarity flipped once)",
+        OtherTransfer(t("{n} stacked heads (MultiHeadAttentionWrapper) → one fused qkv (CausalSelfAttention)",
+                        n=n_heads), first.max_abs_diff, first.equal, first.verdict),
+        OtherTransfer(t("fused CausalSelfAttention → PyTorch's nn.MultiheadAttention (mask polarity flipped once)"),
                       second.max_abs_diff, second.equal, second.verdict),
     )

@@ -24,11 +24,12 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
+from ..i18n import mark, t
 from . import colors
 from .web import stamp
 
-HOVER = "{series}: {x_label} {x} → {y_label} {y}"
-BAR_HOVER = "{x}: {y_label} {y}"
+HOVER = mark("{series}: {x_label} {x} → {y_label} {y}")  # hover templates: the page fills them in
+BAR_HOVER = mark("{x}: {y_label} {y}")
 
 
 def short(text: str, n: int = 16) -> str:
@@ -73,9 +74,9 @@ def chart(panels: list[dict], legend: list[dict] | None = None, columns: int = 1
           hover: str = HOVER, digits: int = 3, height: int = 440) -> dict:
     """Panels side by side (`columns`), one legend for all of them."""
     data = {"kind": "chart", "panels": panels, "columns": columns, "legend": legend or [],
-            "labels": {"hover": hover, "title": title}, "colors": list(colors.CATEGORICAL), "digits": digits,
-            "height": height}
-    data["stamp"] = stamp(panels, legend, title)
+            "labels": {"hover": t(hover), "title": title},  # (hover: a msgid, looked up here)
+            "colors": list(colors.CATEGORICAL), "digits": digits, "height": height}
+    data["stamp"] = stamp(panels, legend, title, data["labels"]["hover"])
     return data
 
 

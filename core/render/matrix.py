@@ -38,49 +38,46 @@ from typing import Any
 
 import numpy as np
 
+from ..i18n import current, mark, t
+from ..lab.session import CHECK
 from . import colors
 from .web import stamp
 
 VALUES_UP_TO = 16  # tokens: write each value in its cell up to this many rows
 
+# Every string a view shows is a msgid here, looked up when the view is made (in the request's language): words()
 LABELS = {
-    "x": "key (attended to)",
-    "y": "query (attending)",
-    "hover": "query '{q}' ({i}) → key '{k}' ({j}): weight {value}, scaled score {extra}",
-    "hover_plain": "query '{q}' ({i}) → key '{k}' ({j}): weight {value}",
-    "hover_blocked": "query '{q}' ({i}) → key '{k}' ({j}): blocked by the mask, weight 0",
-    "scale": "weight",
-    "scale_rows": "weight (each row sums to 1)",
-    "scale_not_normalised": "weight (not a softmax: rows need not sum to 1)",
-    "blocked": "blocked by the mask: never attended, weight exactly 0",
-    "click": "Click a token or a cell: its row and column light up in every head. Hover a cell for its numbers.",
-    "headview_title": "Head view: lines from one token to the tokens it attends to",
-    "headview_help": "Hover or click a token on the left. Line thickness = weight; one colour per head; "
-                     "click a head's button to switch it off or on.",
-    "headview_hover": "{head}: '{q}' ({i}) → '{k}' ({j}): weight {value}",
-    "head": "head {h}",
-    "head_shares": "head {h} · K/V head {g}",
+    "x": mark("key (attended to)"),
+    "y": mark("query (attending)"),
+    "hover": mark("query '{q}' ({i}) → key '{k}' ({j}): weight {value}, scaled score {extra}"),
+    "hover_plain": mark("query '{q}' ({i}) → key '{k}' ({j}): weight {value}"),
+    "hover_blocked": mark("query '{q}' ({i}) → key '{k}' ({j}): blocked by the mask, weight 0"),
+    "scale": mark("weight"),
+    "scale_rows": mark("weight (each row sums to 1)"),
+    "scale_not_normalised": mark("weight (not a softmax: rows need not sum to 1)"),
+    "blocked": mark("blocked by the mask: never attended, weight exactly 0"),
+    "click": mark("Click a token or a cell: its row and column light up in every head. Hover a cell for its numbers."),
+    "headview_title": mark("Head view: lines from one token to the tokens it attends to"),
+    "headview_help": mark("Hover or click a token on the left. Line thickness = weight; one colour per head; click a "
+                          "head's button to switch it off or on."),
+    "headview_hover": mark("{head}: '{q}' ({i}) → '{k}' ({j}): weight {value}"),
+    "head": mark("head {h}"),
+    "head_shares": mark("head {h} · K/V head {g}"),
 }
 MASK_LABELS = {
-    "title": "Mask: which keys each query may attend to",
-    "x": "key position",
-    "y": "query position",
-    "hover": "query {i} → key {j}: may attend",
-    "hover_blocked": "query {i} → key {j}: blocked",
-    "may_attend": "may attend",
-    "blocked": "blocked (weight forced to 0)",
+    "title": mark("Mask: which keys each query may attend to"),
+    "x": mark("key position"),
+    "y": mark("query position"),
+    "hover": mark("query {i} → key {j}: may attend"),
+    "hover_blocked": mark("query {i} → key {j}: blocked"),
+    "may_attend": mark("may attend"),
+    "blocked": mark("blocked (weight forced to 0)"),
 }
 CHECK_LABELS = {  # the check line the page writes from its own weights (core.lab.session.RowCheck.line's words)
-    "check_title": "Check (measured on the weights drawn)",
-    "check_line": "{rows}; weight above the diagonal: {future}",
-    "check_line_blocked": "{rows}; weight above the diagonal: {future}; weight on blocked keys: {blocked}",
-    "check_rows": "every row sums to 1",
-    "check_rows_off": "rows are off 1 by up to {error}",
-    "check_zero": "0 of 1 in every row",
-    "check_leak": "{value} of 1 per row on average (the future leaks in)",
-    "check_mean": "{value} of 1 per row on average",
-    "check_nonfinite": "some rows hold NaN or infinite weights: they are not probabilities",
-    "scale_fitted": "weight (each row sums to 1); colours fitted to this sentence: 0 to {max}, larger at full colour",
+    "check_title": mark("Check (measured on the weights drawn)"),
+    **{f"check_{k}": v for k, v in CHECK.items()},  # check_line, check_rows, check_leak, ...
+    "scale_fitted": mark("weight (each row sums to 1); colours fitted to this sentence: 0 to {max}, larger at full "
+                         "colour"),
 }
 # The page's own controls a softmax view follows (ids of the Attention tab's checkboxes).
 CONTROLS = {"causal": "#causal input[type=checkbox]", "scaled": "#scaled input[type=checkbox]"}
@@ -89,11 +86,16 @@ MIN_HEAD = 610  # px: a head is never drawn smaller (one head of two at 1920x108
 FIT_ABOVE = 24  # tokens: past this the colours are fitted to the largest weight (a long row's weights are small)
 
 MODEL_LABELS = {
-    "title": "Every layer and head of the trained model",
-    "help": "Each square is one head's weights for this sentence. Click one to open it below.",
-    "layer": "layer {layer}",
-    "opened": "Layer {layer}, {title}",
+    "title": mark("Every layer and head of the trained model"),
+    "help": mark("Each square is one head's weights for this sentence. Click one to open it below."),
+    "layer": mark("layer {layer}"),
+    "opened": mark("Layer {layer}, {title}"),
 }
+
+
+def words(table: dict[str, Any]) -> dict[str, Any]:
+    """A table of msgids in the request's language (a template keeps its {fields}: the page fills them in)."""
+    return {k: t(v) if isinstance(v, str) else v for k, v in table.items()}
 
 
 def packed(values: Any, dtype: str = "f32") -> dict:
@@ -157,7 +159,7 @@ def heatmaps(
     """One matrix per head, as the page's heatmaps draw them. blocked: (T, T) or (H, T, T) bools, True = blocked."""
     mats = [np.asarray(m, dtype=float) for m in mats]
     scale = scale or weight_scale()
-    labels = {**LABELS, **(labels or {})}
+    labels = {**words(LABELS), **(labels or {})}  # (a caller's own labels: already in the request's language)
     blocked_h = None
     if blocked is not None:
         b = np.asarray(blocked, dtype=bool)
@@ -191,7 +193,7 @@ def heatmaps(
     if headview:
         data["headview"] = {"labels": labels}
     data["stamp"] = stamp(data["rows"], data.get("cols"), [h["title"] for h in heads], _digest(heads),
-                          scale["min"], scale["max"], labels.get("warning", ""))
+                          scale["min"], scale["max"], labels.get("warning", ""), current())  # (its words' language)
     return data
 
 
@@ -208,9 +210,9 @@ def _digest(heads: list[dict]) -> str:
 def head_titles(n_heads: int, n_kv_heads: int | None = None) -> list[str]:
     """'head 2', or for grouped-query attention 'head 2 · K/V head 1' (the K/V head it shares)."""
     if not n_kv_heads or n_kv_heads == n_heads:
-        return [LABELS["head"].format(h=h) for h in range(n_heads)]
+        return [t(LABELS["head"], h=h) for h in range(n_heads)]
     group = n_heads // n_kv_heads
-    return [LABELS["head_shares"].format(h=h, g=h // group) for h in range(n_heads)]
+    return [t(LABELS["head_shares"], h=h, g=h // group) for h in range(n_heads)]
 
 
 def softmax_inputs(page: Any, causal: bool, scaled: bool) -> dict:
@@ -236,21 +238,21 @@ def attention(tokens: Sequence[str], weights: Any, allowed: Any, scaled: Any | N
     extra = None if hover is None else list(hover[:, 0] if hover.ndim == 4 else hover)
     for i, (name, m) in enumerate((maps or {}).items()):
         mats += list(np.asarray(m, dtype=float))
-        titles = [*titles, *(f"{t} · {name}" for t in head_titles(H, n_kv_heads))]
+        titles = [*titles, *(f"{title} · {name}" for title in head_titles(H, n_kv_heads))]
         if extra is not None:
             extra += list(hover[:, i] if hover.ndim == 4 else hover)
     w = np.stack(mats)
     fitted = normalised and len(tokens) > FIT_ABOVE
     scale = (fitted_scale(w) if fitted else weight_scale()) if normalised else value_scale(w)
-    text = LABELS["scale_rows"] if normalised else LABELS["scale_not_normalised"]
+    text = t(LABELS["scale_rows"] if normalised else LABELS["scale_not_normalised"])
     if fitted:
-        text = CHECK_LABELS["scale_fitted"].format(max=f"{scale['max']:.2f}")
+        text = t(CHECK_LABELS["scale_fitted"], max=format(scale["max"], ".2f"))
     legend = [{"swatch": "scale", "text": text}]
     blocked = ~np.asarray(allowed, dtype=bool)
     if blocked.any() or page is not None:  # (the page may block keys itself: the causal toggle)
-        legend.append({"swatch": "blocked", "text": LABELS["blocked"]})
-    labels = {"hover": LABELS["hover"] if scaled is not None else LABELS["hover_plain"], "note": LABELS["click"],
-              "warning": note, **CHECK_LABELS, "check_text": check}
+        legend.append({"swatch": "blocked", "text": t(LABELS["blocked"])})
+    labels = {"hover": t(LABELS["hover"] if scaled is not None else LABELS["hover_plain"]), "note": t(LABELS["click"]),
+              "warning": note, **words(CHECK_LABELS), "check_text": check}
     data = heatmaps(tokens, list(w), titles, scale=scale, blocked=blocked, extra=extra,
                     labels=labels, legend=legend, headview=True)
     data["check"] = True  # the page writes the check line under the heads, from the weights it drew
@@ -261,7 +263,8 @@ def attention(tokens: Sequence[str], weights: Any, allowed: Any, scaled: Any | N
     if page is not None:
         sm = data["softmax"] = softmax_inputs(page, causal, is_scaled)
         sm["key"] = stamp(data["rows"], titles, note, sm["head_dim"], fitted, *(s["f32"] for s in sm["scores"]),
-                          sm["allowed"]["causal"]["u8"], sm["allowed"]["full"]["u8"])  # all but the two switches
+                          sm["allowed"]["causal"]["u8"], sm["allowed"]["full"]["u8"],
+                          current())  # all but the two switches (and the language its words are in)
     return data
 
 
@@ -286,9 +289,9 @@ def mask(allowed: Any) -> dict:
     """The mask pattern alone (it depends on the length and the variant, never on the words)."""
     a = np.asarray(allowed, dtype=bool)  # (T, T)
     T = a.shape[-1]
-    labels = {**MASK_LABELS}
-    legend = [{"swatch": colors.MAY_ATTEND, "text": MASK_LABELS["may_attend"]},
-              {"swatch": "blocked", "text": MASK_LABELS["blocked"]}]
+    labels = words(MASK_LABELS)
+    legend = [{"swatch": colors.MAY_ATTEND, "text": labels["may_attend"]},
+              {"swatch": "blocked", "text": labels["blocked"]}]
     data = heatmaps([str(i) for i in range(T)], [a.astype(float)], [""], blocked=~a, labels=labels, legend=legend,
                     scale={"min": 0, "max": 1, "stops": [colors.MAY_ATTEND, colors.MAY_ATTEND], "ticks": [],
                            "digits": 0}, max_columns=1, max_cell=28)
@@ -317,14 +320,15 @@ def model_view(tokens: Sequence[str], weights: Any, titles: Sequence[Sequence[st
         "show_values": len(tokens) <= VALUES_UP_TO,
         "digits": 2,
         "boundary": True,
-        "labels": {**MODEL_LABELS, "warning": note},
-        "heatmap_labels": {**LABELS, "hover": LABELS["hover_plain"], "note": LABELS["click"],
-                           "legend": [{"swatch": "scale", "text": LABELS["scale"]},
-                                      *([{"swatch": "blocked", "text": LABELS["blocked"]}] if blocked else [])]},
+        "labels": {**words(MODEL_LABELS), "warning": note},
+        "heatmap_labels": {**(shown := words(LABELS)), "hover": shown["hover_plain"], "note": shown["click"],
+                           "legend": [{"swatch": "scale", "text": shown["scale"]},
+                                      *([{"swatch": "blocked", "text": shown["blocked"]}] if blocked else [])]},
         "head_colors": list(colors.CATEGORICAL),
     }
     if highlight is not None:
         data["highlight"] = int(highlight)
-    data["stamp"] = stamp(data["rows"], [_digest(layer) for layer in layers], data["selected"], note, highlight)
+    data["stamp"] = stamp(data["rows"], [_digest(layer) for layer in layers], data["selected"], note, highlight,
+                          current())
     return data
 

@@ -9,13 +9,16 @@ from typing import Any
 import torch
 
 from ..config import ConfigError, whole
+from ..i18n import current, mark, t
 from ..lab.session import rounded
+from ..lab.text import sentences
 from ..lab.trained_view import model_panel, most_telling_head, pronoun_row, row_focus, trained_attention_payload
 from ..render import matrix
 from .exports import remember
 
 MESSAGES = {
-    "focus": "In this sentence, the row of '{pronoun}' ({row}) puts its largest weight, {weight:.2f}, on '{key}' ({col}).",
+    "focus": mark("In this sentence, the row of '{pronoun}' ({row}) puts its largest weight, {weight}, on '{key}' "
+                  "({col})."),
 }
 
 
@@ -32,7 +35,8 @@ class TrainedView:
 
 
 @lru_cache(maxsize=128)
-def _trained(sentence: str, layer: int, head: int) -> TrainedView:
+def _trained(sentence: str, layer: int, head: int, language: str) -> TrainedView:
+    """(cached per language: the heads' descriptions and the view's labels are words)"""
     panel = model_panel(sentence, layer, head)
     T = len(panel.tokens)
     allowed = torch.ones(T, T, dtype=torch.bool).tril().numpy()  # the tiny model is causal
@@ -41,8 +45,9 @@ def _trained(sentence: str, layer: int, head: int) -> TrainedView:
     if row is not None:  # each head says where the pronoun's row looks in this sentence
         for la, heads in enumerate(row_focus(panel.weights, row)):
             for h, (col, weight) in enumerate(heads):
-                descriptions[la][h] += " " + MESSAGES["focus"].format(
-                    pronoun=panel.tokens[row], row=row, weight=weight, key=panel.tokens[col], col=col)
+                descriptions[la][h] = sentences(descriptions[la][h], t(
+                    MESSAGES["focus"], pronoun=panel.tokens[row], row=row, weight=format(weight, ".2f"),
+                    key=panel.tokens[col], col=col))
     data = matrix.model_view(panel.tokens, panel.weights.numpy(), panel.titles, descriptions, panel.selected,
                              allowed=allowed, note=panel.note, highlight=row)
     payload = {"tokens": panel.tokens, "layer": layer, "head": head, "weights": rounded(panel.weights[layer]),
@@ -59,8 +64,8 @@ def _model_json(sentence: str) -> dict[str, Any]:
 def trained(sentence: Any, layer: Any, head: Any) -> TrainedView:
     """Raw UI/API values -> the (cached) view; ConfigError for a sentence, layer or head the model cannot take."""
     if not isinstance(sentence, str):
-        raise ConfigError("type a sentence first")
-    view = _trained(sentence, whole("layer", layer), whole("head", head))
+        raise ConfigError(t("type a sentence first"))
+    view = _trained(sentence, whole("layer", layer), whole("head", head), current())
     remember(view.model)
     return view
 

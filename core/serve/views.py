@@ -3,6 +3,7 @@
 A view is numbers and labels for the browser to draw (core.render.matrix, core.render.charts): the
 server never draws a picture on a click. The cache holds the finished dicts, so a class clicking the
 same example gets them back at once; every view is also remembered for its PNG export (core.serve.exports).
+A view's words are in the request's language (core.i18n.current()), which is part of every cache key.
 """
 
 from __future__ import annotations
@@ -14,6 +15,7 @@ from typing import Any
 import numpy as np
 
 from ..config import whole_in
+from ..i18n import current, lookup, mark, t
 from ..lab import steps
 from ..lab.causality import replacement_word
 from ..lab.masking import sqrt_d_experiment, three_ways
@@ -30,7 +32,7 @@ from ..lab.session import (
     switch,
     weights_payload,
 )
-from ..lab.text import text_field, tokenize
+from ..lab.text import sentences, text_field, tokenize
 from ..render import lab_charts, matrix, tab_matrices
 from . import slots
 from .exports import remember
@@ -38,9 +40,9 @@ from .plugins import probe
 
 VIEW_CACHE = 256
 NOTES = {
-    "no_heads": "{title} has one head as wide as d_model; n_heads is not used.",
-    "nonfinite": "plugin {plugin!r} returned {bad} attention weights that are NaN or infinite: "
-                 "they are drawn as 0 and written as \"NaN\" in the JSON.",
+    "no_heads": mark("{title} has one head as wide as d_model; n_heads is not used."),
+    "nonfinite": mark("plugin '{plugin}' returned {bad} attention weights that are NaN or infinite: they are drawn as "
+                      "0 and written as \"NaN\" in the JSON."),
 }
 
 
@@ -65,8 +67,9 @@ class AttentionView:
 
 
 @lru_cache(maxsize=VIEW_CACHE)
-def attention_view(lab: Lab, req: Request) -> AttentionView:
-    """Run the request and lay out its numbers for the page; cached on (lab, request), computed in a CPU slot."""
+def attention_view(lab: Lab, req: Request, language: str) -> AttentionView:
+    """Run the request and lay out its numbers for the page, its words in `language` (core.i18n.current(): part
+    of the key); cached on (lab, request, language), computed in a CPU slot."""
     with slots.CPU:
         return _attention_view(lab, req)
 
@@ -76,13 +79,13 @@ def _attention_view(lab: Lab, req: Request) -> AttentionView:
     variant = lab.registry.get(req.variant)
     notes = [run.tokens.note]
     if not variant.uses_heads and req.n_heads != 1:
-        notes.append(NOTES["no_heads"].format(title=variant.title))
+        notes.append(t(NOTES["no_heads"], title=lookup(variant.title)))
     weights = run.weights.numpy()  # (H, T, T)
     if bad := nonfinite_weights(run):
-        notes.append(NOTES["nonfinite"].format(plugin=variant.plugin, bad=bad))
+        notes.append(t(NOTES["nonfinite"], plugin=variant.plugin, bad=bad))
         weights = np.nan_to_num(weights, nan=0.0, posinf=0.0, neginf=0.0)
     tr = run.trace
-    note = " ".join(n for n in notes if n)
+    note = sentences(*notes)
     scaled = np.nan_to_num(tr.scaled[0].numpy(), nan=0.0, posinf=0.0, neginf=-np.inf)  # (H, [M,] T, T); -inf = blocked
     maps = {name: np.nan_to_num(m[0].numpy()) for name, m in tr.maps.items()}  # (H, T, T) each: a variant's maps
     normalised = getattr(variant, "normalised", True)
@@ -92,20 +95,22 @@ def _attention_view(lab: Lab, req: Request) -> AttentionView:
     heat = matrix.attention(run.tokens.tokens, weights, tr.mask[0].numpy(), scaled, n_kv_heads=tr.k.shape[1],
                             normalised=normalised, note=note, maps=maps, page=page, causal=req.causal,
                             is_scaled=run.config.scaled, check=(check := row_check(run).line))
-    return AttentionView(heat, mask_view(run.allowed.numpy().tobytes(), len(run.tokens)), check, note,
+    return AttentionView(heat, mask_view(run.allowed.numpy().tobytes(), len(run.tokens), current()), check, note,
                          weights_payload(run))
 
 
 @lru_cache(maxsize=VIEW_CACHE)
-def mask_view(packed: bytes, T: int) -> dict[str, Any]:
-    """The mask pattern depends on the length and the variant, never on the words: cached across sentences."""
+def mask_view(packed: bytes, T: int, language: str) -> dict[str, Any]:
+    """The mask pattern depends on the length and the variant, never on the sentence's words: cached across
+    sentences (per language: its labels are words)."""
     return matrix.mask(np.frombuffer(packed, dtype=bool).reshape(T, T))
 
 
 def attention(lab: Lab, sentence, variant="multi-head", causal=True, scaled=True, n_heads=2, d_model=16, seed=0,
               options="{}") -> AttentionView:
     """Raw UI/API values -> the (cached) view; ConfigError for anything a person got wrong."""
-    return served(attention_view(lab, make_request(sentence, variant, causal, scaled, n_heads, d_model, seed, options)))
+    req = make_request(sentence, variant, causal, scaled, n_heads, d_model, seed, options)
+    return served(attention_view(lab, req, current()))
 
 
 @dataclass(frozen=True)
@@ -121,7 +126,7 @@ class StepView:
 
 
 @lru_cache(maxsize=VIEW_CACHE)
-def _step_view(lab: Lab, req: Request, head: int) -> StepView:
+def _step_view(lab: Lab, req: Request, head: int, language: str) -> StepView:
     with slots.CPU:  # the page's events skip the queue: the semaphore bounds their CPU (cached views take none)
         return _step_stages(lab, req, head)
 
@@ -143,7 +148,7 @@ def padded(stages: list, n: int) -> list:
 def step(lab: Lab, sentence, variant, causal, scaled, n_heads, d_model, seed, options, head) -> StepView:
     """Raw UI values -> every stage of one head (cached)."""
     req = make_request(sentence, variant, causal, scaled, n_heads, d_model, seed, options)
-    view = _step_view(lab, req, steps.pick_head(lab.run(req), head))
+    view = _step_view(lab, req, steps.pick_head(lab.run(req), head), current())
     for _, data in view.stages:
         remember(data)
     return view
@@ -161,7 +166,7 @@ class CausalityView:
 
 @lru_cache(maxsize=VIEW_CACHE)
 def _causality_view(lab: Lab, sentence: str, position: int, replacement: str, causal: bool, variant: str,
-                    seed: int) -> CausalityView:
+                    seed: int, language: str) -> CausalityView:
     with slots.CPU:  # the page's events skip the queue: the semaphore bounds their CPU (cached views take none)
         return _causality(lab, sentence, position, replacement, causal, variant, seed)
 
@@ -181,7 +186,7 @@ def causality(lab: Lab, sentence, position, replacement, causal=True, variant="m
     """Raw UI/API values -> the (cached) view: each checked (the sentence cut to its cap) before it keys the cache."""
     return served(_causality_view(lab, sentence_text(sentence), whole_in("position", position, 0, TRACE_MAX_TOKENS - 1),
                                   replacement_word(replacement), switch("causal", causal), text_field("variant", variant),
-                                  seed_value(seed)))
+                                  seed_value(seed), current()))
 
 
 def last_position(sentence: Any) -> int:
@@ -210,15 +215,15 @@ class MaskingView:
     sqrt_d_summary: str
 
 
-SQRT_D_SUMMARY = (
+SQRT_D_SUMMARY = mark(
     "q·k of two random d-dimensional vectors has standard deviation √d: at d = {d} the unscaled scores spread "
-    "{unscaled_std:.1f} and the softmax puts {unscaled_max:.2f} on one key on average (nearly one-hot, tiny "
-    "gradients); divided by √d they spread {scaled_std:.2f} and the largest weight stays {scaled_max:.2f}."
+    "{unscaled_std} and the softmax puts {unscaled_max} on one key on average (nearly one-hot, tiny gradients); "
+    "divided by √d they spread {scaled_std} and the largest weight stays {scaled_max}."
 )
 
 
 @lru_cache(maxsize=VIEW_CACHE)
-def _masking_view(lab: Lab, req: Request) -> MaskingView:
+def _masking_view(lab: Lab, req: Request, language: str) -> MaskingView:
     with slots.CPU:  # the page's events skip the queue: the semaphore bounds their CPU (cached views take none)
         return _masking(lab, req)
 
@@ -230,15 +235,16 @@ def _masking(lab: Lab, req: Request) -> MaskingView:
                               ways.zero_fill.numpy())
     exp = sqrt_d_experiment()
     i = exp.dims.index(512) if 512 in exp.dims else -1
-    summary = SQRT_D_SUMMARY.format(
-        d=exp.dims[i], unscaled_std=exp.score_std["unscaled"][i], unscaled_max=exp.max_weight["unscaled"][i],
-        scaled_std=exp.score_std["scaled"][i], scaled_max=exp.max_weight["scaled"][i])
+    summary = t(SQRT_D_SUMMARY, d=exp.dims[i], unscaled_std=format(exp.score_std["unscaled"][i], ".1f"),
+                unscaled_max=format(exp.max_weight["unscaled"][i], ".2f"),
+                scaled_std=format(exp.score_std["scaled"][i], ".2f"),
+                scaled_max=format(exp.max_weight["scaled"][i], ".2f"))
     return MaskingView(three, ways.summary, lab_charts.sqrt_d_chart(exp), summary)
 
 
 def masking(lab: Lab, sentence, seed=0) -> MaskingView:
     """The three masking ways on head 0 of the sentence (multi-head, unmasked scores), and the sqrt(d) plot."""
-    return served(_masking_view(lab, make_request(sentence, "multi-head", True, True, 2, 16, seed, "{}")))
+    return served(_masking_view(lab, make_request(sentence, "multi-head", True, True, 2, 16, seed, "{}"), current()))
 
 
 def model_chart(payload: dict[str, Any]) -> dict[str, Any]:

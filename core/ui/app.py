@@ -113,6 +113,7 @@ def build_demo(registry: Registry | None = None) -> gr.Blocks:
     if isinstance(ctx.lab, AppLab):
         ctx.warm[-1:-1] = [ctx.lab.guard.warm]  # start the plugins' workers; the training stays last
     demo.lab_warm = ctx.warm  # for launch(): the tabs' defaults, computed after the first page is served
+    demo.lab_first = ctx.first  # each tab's first values and how to make them in a language (tests read it too)
     # A bounded queue that is the only way in: api_open=False closes the direct REST routes (/gradio_api/run/<name>)
     # to every queued event; the unqueued fast events stay (bounded by core.serve.slots). Issue #26.
     demo.queue(max_size=clients.QUEUED_MAX, api_open=False)

@@ -7,11 +7,11 @@ import json
 import gradio as gr
 
 from core.config import Option
-from core.i18n import mark
+from core.i18n import current, languages, lookup, mark, speaking, t
 from core.lab.text import EXAMPLES
 from core.serve import views
 
-from . import i18n, lab_link, trained_panel
+from . import lab_link, trained_panel
 from .common import (
     CPU_GROUP,
     CPU_LIMIT,
@@ -21,33 +21,21 @@ from .common import (
     user_errors,
     view,
 )
+from .i18n import static, static_made
 from .inputs import options_json
 
 TITLE = mark("Attention")
 SENTENCE = "The cat sat on the mat because it was tired"  # the first view (and the /attention default)
 ZH_SENTENCE = EXAMPLES[0]  # what a page in Chinese opens on: the chapter's sentence (core.lab.pronoun's)
+OPENS_ON = {"zh-CN": ZH_SENTENCE}  # a page in this language opens on this sentence (ZH_SENTENCE_JS), not SENTENCE
 D_MODELS = [4, 8, 16, 32, 64]
-TEXT = {
-    "weights": "Weights",
-    "weights_info": "random layers you can reshape, or the trained tiny model's real heads",
-    "sentence": "Sentence",
-    "variant": "Variant (from the plugin registry)",
-    "about": "About this variant",
-    "causal": "causal mask",
-    "scaled": "divide scores by √d_head",
-    "n_heads": "heads (n_heads)",
-    "d_model": "d_model",
-    "seed": "seed",
-    "options": "options (JSON, as the API takes them)",
-    "check": "Check (measured on these weights)",
-    "notes": "Notes",
-    "payload": "JSON (the /attention API output)",
-}
+OPTION_LABEL = mark("{name}: {help}")  # a variant's option: its name (as the API takes it) and what it does
 
 
 def option_control(opt: Option, elem_id: str) -> gr.components.Component:
     """One control from a variant's Option: dropdown (choices), checkbox, slider (small range) or number."""
-    label = f"{opt.name}: {opt.help}" if opt.help else opt.name
+    # (the help is the plugin's words: a built-in's are in the catalogues, a third party's stay as written)
+    label = static_made(lambda: t(OPTION_LABEL, name=opt.name, help=lookup(opt.help))) if opt.help else opt.name
     if opt.choices is not None:
         return gr.Dropdown(list(opt.choices), value=opt.default, label=label, elem_id=elem_id)
     if isinstance(opt.default, bool):
@@ -64,25 +52,28 @@ def option_control(opt: Option, elem_id: str) -> gr.components.Component:
 def build(ctx) -> None:
     registry = ctx.registry
     first = views.attention(ctx.lab, SENTENCE)
-    weights = gr.Radio([trained_panel.RANDOM, trained_panel.TRAINED], value=trained_panel.RANDOM,
-                       label=TEXT["weights"], elem_id="weights", info=TEXT["weights_info"])
+    weights = gr.Radio([(static("random, seeded"), trained_panel.RANDOM),
+                        (static("trained tiny model"), trained_panel.TRAINED)], value=trained_panel.RANDOM,
+                       label=static("Weights"), elem_id="weights",
+                       info=static("random layers you can reshape, or the trained tiny model's real heads"))
     with gr.Column() as random_view:
         # Every control that changes the view in one block above it, so a toggle and the heatmaps' top rows
         # share a 1024x768 screen; the long description is folded away below them.
         with gr.Row(elem_id="attention-controls", elem_classes=["al-controls"]):
-            sentence = gr.Textbox(value=SENTENCE, label=TEXT["sentence"], lines=2, max_lines=4, elem_id="sentence",
+            sentence = gr.Textbox(value=SENTENCE, label=static("Sentence"), lines=2, max_lines=4, elem_id="sentence",
                                   scale=3, min_width=260)
-            variant = gr.Dropdown([(v.title, v.name) for v in registry.variants.values()], value="multi-head",
-                                  label=TEXT["variant"], elem_id="variant", scale=3, min_width=440,
+            variant = gr.Dropdown(variant_choices(registry), value="multi-head",
+                                  label=static("Variant (from the plugin registry)"), elem_id="variant", scale=3,
+                                  min_width=440,
                                   allow_custom_value=True)  # the API names a bad one itself (440 px: no title cut)
             with gr.Column(scale=1, min_width=210, elem_classes=["al-switches"]):
-                causal = gr.Checkbox(value=True, label=TEXT["causal"], elem_id="causal")
-                scaled = gr.Checkbox(value=True, label=TEXT["scaled"], elem_id="scaled")
-            n_heads = gr.Slider(1, 8, value=2, step=1, label=TEXT["n_heads"], elem_id="n_heads", scale=1,
+                causal = gr.Checkbox(value=True, label=static("causal mask"), elem_id="causal")
+                scaled = gr.Checkbox(value=True, label=static("divide scores by √d_head"), elem_id="scaled")
+            n_heads = gr.Slider(1, 8, value=2, step=1, label=static("heads (n_heads)"), elem_id="n_heads", scale=1,
                                 min_width=220)
-            d_model = gr.Dropdown(D_MODELS, value=16, label=TEXT["d_model"], elem_id="d_model", scale=1,
-                                  min_width=120)
-            seed = gr.Number(value=0, precision=0, label=TEXT["seed"], elem_id="seed", scale=1, min_width=120)
+            d_model = gr.Dropdown(D_MODELS, value=16, label="d_model", elem_id="d_model", scale=1,
+                                  min_width=120)  # (a name, in every language)
+            seed = gr.Number(value=0, precision=0, label=static("seed"), elem_id="seed", scale=1, min_width=120)
             groups, controls = [], {}  # per variant with options: its controls, shown only when it is selected
             for v in registry.variants.values():
                 if v.options:
@@ -101,15 +92,16 @@ def build(ctx) -> None:
             mask = view(first.mask, elem_id="attention-mask", scale=1, min_width=260)
             with gr.Column(scale=2):
                 # the API's check line (the page writes its own under the heads, from the weights it drew)
-                check = gr.Textbox(first.check, label=TEXT["check"], interactive=False, elem_id="check",
-                                   visible=False)
+                check = gr.Textbox(first.check, label=static("Check (measured on these weights)"), interactive=False,
+                                   elem_id="check", visible=False)
                 export_button(heatmaps, "attention")
-        with gr.Accordion(TEXT["about"], open=False, elem_id="attention-about"):  # long: under the view
+        with gr.Accordion(static("About this variant"), open=False, elem_id="attention-about"):  # long: under the view
             about = gr.Textbox(value=_about(registry, "multi-head"), show_label=False, lines=3, interactive=False)
         with api_accordion("attention-api") as api_panel:
-            options = gr.Textbox(value="{}", label=TEXT["options"], elem_id="options")
-            note = gr.Textbox(first.note, label=TEXT["notes"], interactive=False, elem_id="note")
-            payload = gr.JSON(None, label=TEXT["payload"], open=False, elem_id="payload")  # filled when shown
+            options = gr.Textbox(value="{}", label=static("options (JSON, as the API takes them)"), elem_id="options")
+            note = gr.Textbox(first.note, label=static("Notes"), interactive=False, elem_id="note")
+            payload = gr.JSON(None, label=static("JSON (the /attention API output)"), open=False,
+                              elem_id="payload")  # filled when shown
             api_call = gr.Button(visible=False)  # the public /attention endpoint's own (queued) trigger
             api_shown = gr.Textbox("closed", visible=False)  # "open <time>" while the panel is open
 
@@ -184,8 +176,16 @@ def build(ctx) -> None:
         event.then(None, api_shown, api_shown, js="(s) => s.startsWith('open') ? 'open ' + Date.now() : undefined")
     api_shown.change(user_errors(api_panel_filled, unqueued=2), [api_shown, *inputs], [note, payload, problem], **fast)
     variant.change(None, variant, [n_heads, scaled, about, *groups], js=_switch_js(registry, names))
+
+    def first_values():
+        """The tab's first values in the page's language; a page that opens on its own sentence (OPENS_ON) has its
+        views drawn by that sentence's change, so they are left to it (a late one here would overwrite them)."""
+        v = views.attention(ctx.lab, SENTENCE)
+        drawn = (gr.skip(), gr.skip()) if current() in OPENS_ON else (v.heatmaps, v.mask)
+        return (*drawn, v.check, v.note, _about(registry, "multi-head"))
+
+    ctx.first_values([heatmaps, mask, check, note, about], first_values)
     # A page in Chinese opens on the chapter's Chinese sentence (the first view is drawn for the English one)
-    ctx.shared["redrawn_in_chinese"] = {heatmaps, mask}  # (drawn for that sentence, not translated)
     if ctx.shown is not None:
         ctx.shown(None, sentence, sentence, js=ZH_SENTENCE_JS.replace("EN", json.dumps(SENTENCE))
                   .replace("ZH", json.dumps(ZH_SENTENCE, ensure_ascii=False)), queue=False)
@@ -203,9 +203,12 @@ def build(ctx) -> None:
 def _switch_js(registry, names: list[str]) -> str:
     """The page's own switch to a variant (no round trip, no output for later events to walk): heads and
     scaling enabled where they apply, its description in the page's language, its option group shown."""
-    about = {n: _about(registry, n) for n in registry.variants}
+    about = {}
+    for lang in languages():
+        with speaking(lang):
+            about[lang] = {n: _about(registry, n) for n in registry.variants}
     table = {n: {"heads": v.uses_heads, "scaling": getattr(v, "uses_scaling", True),
-                 "about": [about[n], i18n.tr(about[n], "zh-CN")]}
+                 "about": {lang: about[lang][n] for lang in languages()}}
              for n, v in registry.variants.items()}
     return (SWITCH_JS.replace("TABLE", json.dumps(table, ensure_ascii=False))
             .replace("NAMES", json.dumps(names)))
@@ -236,14 +239,23 @@ SWITCH_JS = """async (name) => {
   await new Promise((done) => requestAnimationFrame(() => setTimeout(done)));  // the new view paints first
   const t = TABLE[name], names = NAMES;
   if (!t) return new Array(3 + names.length).fill(undefined);  // unknown here: the server's view says why
-  const zh = (document.documentElement.lang || "").toLowerCase().startsWith("zh");
+  const lang = (document.documentElement.lang || "en").toLowerCase(), langs = Object.keys(t.about);
+  const said = langs.find((l) => l.toLowerCase() === lang)  // the page's language, else its primary one, else English
+    || langs.find((l) => l.toLowerCase().split("-")[0] === lang.split("-")[0]) || "en";
   const up = (props) => Object.assign({__type__: "update"}, props);
-  return [up({interactive: t.heads}), up({interactive: t.scaling}), t.about[zh ? 1 : 0],
+  return [up({interactive: t.heads}), up({interactive: t.scaling}), t.about[said],
           ...names.map((n) => up({visible: n === name ? true : "hidden"}))];
 }"""
 
 
 def _about(registry, name: str) -> str:
-    """The variant's summary and notes, as plain text (a plugin's words are never rendered as HTML)."""
+    """The variant's summary and notes, as plain text (a plugin's words are never rendered as HTML), in the current
+    language where the catalogues have them (a built-in's), else as the plugin wrote them."""
     v = registry.variants[name]
-    return f"{v.summary}\n{v.notes}".strip()
+    return "\n".join(lookup(text) for text in (v.summary, v.notes) if text)
+
+
+def variant_choices(registry) -> list[tuple]:
+    """The registry's variants for a dropdown: each title in the page's language (a built-in's; a third party's as
+    written), its value the name."""
+    return [(static(v.title), v.name) for v in registry.variants.values()]

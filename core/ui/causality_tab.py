@@ -7,45 +7,36 @@ import gradio as gr
 from core.i18n import mark
 from core.serve import views
 
+from .attention_tab import variant_choices
 from .common import CPU_GROUP, CPU_LIMIT, api_accordion, export_button, never_raises, problem_box, user_errors, view
+from .i18n import static
 
 TITLE = mark("Causality")
 MAX_POSITION = 63  # the longest sentence the lab reads has 64 tokens
 SENTENCE = "The cat sat on the mat because it was tired"
-INTRO = ("Replace one token and measure how much each output row changes. With the causal mask, rows "
-         "before the edit cannot move at all; switch the mask off to see the future leak into the past.")
-TEXT = {
-    "sentence": "Sentence",
-    "position": "position to edit (0 = first token)",
-    "replacement": "replacement word",
-    "causal": "causal mask",
-    "variant": "Variant",
-    "summary": "What changed",
-    "payload": "JSON (the /causality API output)",
-}
 
 
 def build(ctx) -> None:
-    gr.Markdown(INTRO)
+    gr.Markdown(static("Replace one token and measure how much each output row changes. With the causal mask, rows "
+                       "before the edit cannot move at all; switch the mask off to see the future leak into the past."))
     with gr.Row():
         with gr.Column(scale=1, min_width=380):
-            sentence = gr.Textbox(SENTENCE, label=TEXT["sentence"], lines=2, elem_id="causality-sentence")
-            position = gr.Slider(0, MAX_POSITION, value=3, step=1, label=TEXT["position"],
+            sentence = gr.Textbox(SENTENCE, label=static("Sentence"), lines=2, elem_id="causality-sentence")
+            position = gr.Slider(0, MAX_POSITION, value=3, step=1, label=static("position to edit (0 = first token)"),
                                  elem_id="causality-position")  # the API's range; the page narrows it to the sentence
-            replacement = gr.Textbox("dog", label=TEXT["replacement"], elem_id="causality-replacement")
-            causal = gr.Checkbox(value=True, label=TEXT["causal"], elem_id="causality-causal")
-            variant = gr.Dropdown([(v.title, v.name) for v in ctx.registry.variants.values()], value="multi-head",
-                                  label=TEXT["variant"], allow_custom_value=True,
-                                  elem_id="causality-variant")
+            replacement = gr.Textbox("dog", label=static("replacement word"), elem_id="causality-replacement")
+            causal = gr.Checkbox(value=True, label=static("causal mask"), elem_id="causality-causal")
+            variant = gr.Dropdown(variant_choices(ctx.registry), value="multi-head", label=static("Variant"),
+                                  allow_custom_value=True, elem_id="causality-variant")
         with gr.Column(scale=3):
             problem = problem_box("causality-problem")
-            summary = gr.Textbox(label=TEXT["summary"], interactive=False, elem_id="causality-summary")
+            summary = gr.Textbox(label=static("What changed"), interactive=False, elem_id="causality-summary")
             with gr.Row():
                 bars = view(None, elem_id="causality-bars", scale=1, min_width=420)
                 dependency = view(None, elem_id="causality-dependency", scale=1, min_width=420)
             export_button(bars, "causality-bars")
             with api_accordion():
-                payload = gr.JSON(label=TEXT["payload"], open=False)
+                payload = gr.JSON(label=static("JSON (the /causality API output)"), open=False)
                 api_call = gr.Button(visible=False)  # the public /causality endpoint's own (queued) trigger
 
     @user_errors

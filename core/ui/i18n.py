@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import hashlib
 import re
+from collections.abc import Callable
 from functools import lru_cache
 from typing import Any
 
@@ -164,6 +165,7 @@ def key(text: str) -> str:
 
 
 _ENGLISH: dict[str, str] = {}  # key -> its English text
+_MADE: dict[str, Callable[[], str]] = {}  # key -> how to make its text in the current language (static_made)
 KEYS = gr.I18n()  # documented: calling a gr.I18n makes a key the page translates (its texts: catalogue())
 
 
@@ -176,6 +178,21 @@ def static(text: Any) -> Any:
     return text
 
 
+def static_made(make: Callable[[], str]) -> Any:
+    """A static text made by code from a msgid (a number filled in, a plugin's option and its help): make() is called
+    again in each language the page may speak (under speaking()), so its words are looked up there, never parsed."""
+    with speaking(SOURCE):
+        text = make()
+    _ENGLISH[key(text)] = text
+    _MADE[key(text)] = make
+    return KEYS(key(text))
+
+
+def _made_in(make: Callable[[], str], language: str) -> str:
+    with speaking(language):
+        return make()
+
+
 def english(value: Any) -> Any:
     """The English text behind a translation key (a label read by code, not by a person); anything else unchanged."""
     return _ENGLISH.get(getattr(value, "key", None), value) if not isinstance(value, str) else value
@@ -185,7 +202,8 @@ def catalogue(texts: set[str] = frozenset()) -> gr.I18n:
     """gr.I18n holding every static() text (and texts) in every language the app speaks (English where a
     catalogue lacks one: tests/test_catalogues.py lists those)."""
     every = set(texts) | set(_ENGLISH.values())
-    return gr.I18n(**{lang: {key(t): tr(t, lang) for t in every} for lang in languages()})
+    return gr.I18n(**{lang: {**{key(t): tr(t, lang) for t in every},
+                             **{k: _made_in(make, lang) for k, make in _MADE.items()}} for lang in languages()})
 
 
 def leftover(text: str) -> list[str]:

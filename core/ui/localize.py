@@ -83,8 +83,8 @@ def _walk(value: Any) -> Any:
 
 
 # What a page in another language runs to learn it, when it first shows a tab (<html lang> is Gradio's).
-PAGE_LANG_JS = """() => ((document.documentElement.lang || navigator.language || "en").toLowerCase()
-  .startsWith("zh") ? "zh-CN" : "en")"""
+PAGE_LANG_JS = """() => { const lang = (document.documentElement.lang || navigator.language || "en").toLowerCase();
+  return lang.startsWith("en") ? "en" : lang; }"""  # (its value only fires the change: the server reads the cookie)
 
 
 def first_values_by_tab(tabs: list[gr.Tab]) -> list[tuple[gr.Tab, list[Any], list[Any]]]:

@@ -8,32 +8,25 @@ from core.i18n import mark
 from core.serve import views
 
 from .common import CPU_GROUP, CPU_LIMIT, export_button, problem_box, user_errors, view
+from .i18n import static
 
 TITLE = mark("Masking & scaling")
 SENTENCE = "The cat sat on the mat"
-INTRO = "Head 0 of the sentence (multi-head, d_model 16, 2 heads), masked three ways."
-TEXT = {
-    "sentence": "Sentence",
-    "seed": "seed",
-    "three_summary": "What the three show",
-    "sqrt_d_title": "### Why divide by √d: softmax sharpness against head dimension",
-    "sqrt_summary": "What the curves show",
-}
 
 
 def build(ctx) -> None:
-    gr.Markdown(INTRO)
+    gr.Markdown(static("Head 0 of the sentence (multi-head, d_model 16, 2 heads), masked three ways."))
     problem = problem_box("masking-problem")
     api_call = gr.Button(visible=False)  # the public /masking endpoint's own (queued) trigger
     with gr.Row():
-        sentence = gr.Textbox(SENTENCE, label=TEXT["sentence"], scale=3, elem_id="masking-sentence")
-        seed = gr.Number(0, precision=0, label=TEXT["seed"], scale=1)
+        sentence = gr.Textbox(SENTENCE, label=static("Sentence"), scale=3, elem_id="masking-sentence")
+        seed = gr.Number(0, precision=0, label=static("seed"), scale=1)
     three = view(None, elem_id="masking-three")
-    three_summary = gr.Textbox(label=TEXT["three_summary"], interactive=False)
+    three_summary = gr.Textbox(label=static("What the three show"), interactive=False)
     export_button(three, "masking-three")
-    gr.Markdown(TEXT["sqrt_d_title"])
+    gr.Markdown(static("### Why divide by √d: softmax sharpness against head dimension"))
     sqrt_d = view(None, elem_id="masking-sqrt-d")
-    sqrt_summary = gr.Textbox(label=TEXT["sqrt_summary"], interactive=False)
+    sqrt_summary = gr.Textbox(label=static("What the curves show"), interactive=False)
     export_button(sqrt_d, "masking-sqrt-d")
 
     @user_errors

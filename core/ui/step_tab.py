@@ -8,24 +8,24 @@ from core.i18n import mark
 from core.serve import exports, views
 
 from .common import api_accordion, problem_box, user_errors, view
+from .i18n import static
 
 TITLE = mark("Step through")
-STAGES = ("Q", "K", "V", "scores", "scaled", "masked", "weights", "context", "output")
-INTRO = ("The sentence and settings of the **Attention** tab, one stage at a time, for the head you pick. "
-         "Each matrix is shaded by its values (hover a cell for its number); rows are query tokens.")
+STAGES = ("Q", "K", "V", "scores", "scaled", "masked", "weights", "context", "output")  # (names: element ids)
 CARD_MIN_WIDTH = 560  # px: a 10-token (T, T) stage with 13 px numbers in its cells
-TEXT = {"head": "head", "sharing": "Heads and band", "download": "Download the whole trace (JSON)",
-        "note": "How the sentence was read"}
 
 
 def build(ctx) -> None:
     inputs = ctx.shared["attention_inputs"]  # the Attention tab's sentence and settings
-    gr.Markdown(INTRO)
+    gr.Markdown(static("The sentence and settings of the **Attention** tab, one stage at a time, for the head you "
+                       "pick. Each matrix is shaded by its values (hover a cell for its number); rows are query "
+                       "tokens."))
     with gr.Row():
-        head = gr.Slider(0, 7, value=0, step=1, label=TEXT["head"], elem_id="step-head", scale=1)
-        sharing = gr.Textbox(label=TEXT["sharing"], interactive=False, scale=2, elem_id="step-sharing")
+        head = gr.Slider(0, 7, value=0, step=1, label=static("head"), elem_id="step-head", scale=1)
+        sharing = gr.Textbox(label=static("Heads and band"), interactive=False, scale=2, elem_id="step-sharing")
     problem = problem_box("step-problem")
-    note = gr.Textbox(label=TEXT["note"], interactive=False, visible=False, elem_id="step-note")
+    note = gr.Textbox(label=static("How the sentence was read"), interactive=False, visible=False,
+                      elem_id="step-note")
     formulas, matrices = [], []
     # one card per stage, its formula above its matrix; the cards wrap, three abreast at 1920 px, two at 1280,
     # one at 1024: the matrices use the width and a long sentence adds rows of cards, not a column of nine
@@ -35,7 +35,7 @@ def build(ctx) -> None:
                 formulas.append(gr.Markdown(elem_id=f"step-formula-{name}", elem_classes=["al-formula"]))
                 matrices.append(view(None, elem_id=f"step-{name}"))
     with api_accordion():
-        download = gr.DownloadButton(TEXT["download"], elem_id="trace-download")
+        download = gr.DownloadButton(static("Download the whole trace (JSON)"), elem_id="trace-download")
 
     @user_errors
     def step(sentence, variant, causal, scaled, n_heads, d_model, seed, options, head):

@@ -6,29 +6,21 @@ from dataclasses import dataclass
 
 import gradio as gr
 
+from core.i18n import mark, t
 from core.lab.trained_view import EXAMPLES, REFERENCE_SENTENCES, last_layer_and_head
 from core.serve.trained import opening_head, trained
 
 from .common import CPU_GROUP, CPU_LIMIT, api_accordion, export_button, user_errors, view
+from .i18n import static, static_made
 
-RANDOM, TRAINED = "random, seeded", "trained tiny model"
-INTRO = (
+RANDOM, TRAINED = "random, seeded", "trained tiny model"  # the Weights switch's values (codes: a link sets them)
+INTRO = mark(
     "A 2-layer GPT trained by `attention-lab train` on the lab's synthetic corpus, shipped with the app. "
     "Each head is named from a measurement on {n} held-out sentences (its mean weight on the previous "
     "token, on itself, on the earlier mention of the same noun, on the noun 它 / it refers to, ...), never from "
     "a guess. It opens on the chapter's sentence with the row of 它 lit: read where it looks. "
     "It knows only the corpus's words: pick an example or write in its style."
 )
-TEXT = {
-    "sentence": "Sentence (the tiny model's words)",
-    "layer": "layer",
-    "head": "head",
-    "selected": "What the opened head does (measured)",
-    "roles": "Every head of its layer",
-    "notes": "Notes",
-    "model_json": "JSON: every layer and head, with each head's measured name",
-    "payload": "JSON (the /trained_attention API output: the opened layer)",
-}
 
 
 @user_errors
@@ -68,23 +60,26 @@ def build(ctx, copy_label: str) -> TrainedPanel:
     link button's words (core.ui.lab_link's, which reads this module's switch values: no import back)."""
     last_layer, last_head = last_layer_and_head()
     with gr.Column(visible=False) as column:
-        gr.Markdown(INTRO.format(n=REFERENCE_SENTENCES))
+        gr.Markdown(static_made(lambda: t(INTRO, n=REFERENCE_SENTENCES)))
         with gr.Row(equal_height=False):
             sentence = gr.Dropdown(list(EXAMPLES), value=EXAMPLES[0], allow_custom_value=True, scale=1,
-                                   label=TEXT["sentence"], elem_id="trained-sentence", elem_classes=["al-example"])
+                                   label=static("Sentence (the tiny model's words)"), elem_id="trained-sentence",
+                                   elem_classes=["al-example"])
             copy_link = gr.Button(copy_label, size="sm", variant="secondary", elem_id="trained-link-copy",
                                   elem_classes=["al-link-copy"], scale=0, min_width=120)  # one line, by the box
         model = view(None, elem_id="trained-heatmaps")  # the opened head's role and any note are written in it
         export_button(model, "trained")
         with api_accordion():
-            selected = gr.Textbox(label=TEXT["selected"], interactive=False, elem_id="trained-role")
-            note = gr.Textbox(label=TEXT["notes"], interactive=False, elem_id="trained-note")
+            selected = gr.Textbox(label=static("What the opened head does (measured)"), interactive=False,
+                                  elem_id="trained-role")
+            note = gr.Textbox(label=static("Notes"), interactive=False, elem_id="trained-note")
             with gr.Row():
-                layer = gr.Slider(0, last_layer, value=last_layer, step=1, label=TEXT["layer"], elem_id="trained-layer")
-                head = gr.Slider(0, last_head, value=0, step=1, label=TEXT["head"], elem_id="trained-head")
-            roles = gr.Textbox(label=TEXT["roles"], lines=4, interactive=False)
-            model_json = gr.JSON(label=TEXT["model_json"], open=False)
-            payload = gr.JSON(label=TEXT["payload"], open=False)
+                layer = gr.Slider(0, last_layer, value=last_layer, step=1, label=static("layer"),
+                                  elem_id="trained-layer")
+                head = gr.Slider(0, last_head, value=0, step=1, label=static("head"), elem_id="trained-head")
+            roles = gr.Textbox(label=static("Every head of its layer"), lines=4, interactive=False)
+            model_json = gr.JSON(label=static("JSON: every layer and head, with each head's measured name"), open=False)
+            payload = gr.JSON(label=static("JSON (the /trained_attention API output: the opened layer)"), open=False)
     inputs, outputs = [sentence, layer, head], [model, selected, roles, note, model_json, payload]
     gr.on(
         [sentence.change, layer.input, head.input], show, inputs, outputs,
