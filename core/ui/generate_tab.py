@@ -188,6 +188,7 @@ def build(ctx) -> None:
         return (*drawn, b.caption, {"headers": steps_headers(), "data": []})
 
     ctx.first_values([*saved, caption, many_table], first)
+    ctx.shared.setdefault("redrawn_in_chinese", set()).add(cache_table)  # drawn in the page's language when shown
 
     api_call.click(next_words, [sentence, api_position, temperature, top_k, seed, model], predicted,
                    api_name="next_words", **queued)
