@@ -308,3 +308,27 @@ def test_the_cost_charts_and_the_saved_methods_words_come_in_each_language():
     assert asked(cost_tab.method, other)["es"] == "Cómo se midió: one rep on a laptop"
     headers = asked(cost_tab.headers, cost_tab.SAVED_HEADERS)
     assert headers["es"] == ["camino", "T", "ms", "MiB de pico"] and headers["zh-CN"] == ["路径", "T", "ms", "峰值 MiB"]
+
+
+# ---- through the app: what a Spanish page's requests get back ----------------------------------------------------------
+
+
+def test_the_four_tabs_endpoints_answer_a_spanish_page_in_spanish(app_url):
+    """The request's language reaches every handler, queued or not, a streamed training too; the JSON keeps its names."""
+    from gradio_client import Client
+
+    es = Client(app_url, headers={"Accept-Language": "es-ES,es;q=0.9"}, verbose=False, ssl_verify=False)
+    cards = es.predict(api_name="/failure_modes")
+    assert cards[0]["key"] == "softmax-dim" and cards[0]["title"] == "Softmax sobre la dimensión equivocada"
+    headline, chart, table, *_ = es.predict("合同 违约金 过高 ， 它 可能", "zero", api_name="/interventions")
+    assert headline.startswith("Una cabeza puede parecer llamativa") and table["headers"][0] == "cabeza"
+    assert chart["panels"][0]["title"] == "Peso medio en su patrón"
+    bars, summary, payload = es.predict("the fox that the child saw was", -1, 1.0, 0, 0, api_name="/next_words")
+    assert summary.startswith("Después de 'was' (posición 6)") and payload["position"] == 6
+    steps, said, _ = es.predict("the fox", 2, 1.0, 0, 0, True, api_name="/generate")
+    assert steps["headers"][:2] == ["paso", "palabra"] and "2 palabras en" in said
+    live, measured = es.predict(32, 8, api_name="/cost")
+    assert live["panels"][1]["title"] == "Tiempo por llamada, medido ahora" and measured["headers"][0] == "T"
+    drawn, words, data = es.predict(10, 7, api_name="/scale_experiment")  # a generator, in its worker threads
+    assert data["steps_done"] == 10 and words.startswith("10 pasos en") and "Peso máximo: escalado" in words
+    assert drawn["panels"][0]["title"] == "Mayor peso de una fila"
