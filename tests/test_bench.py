@@ -108,8 +108,9 @@ def test_measure_now_tabulates_what_it_measured_rounded_for_reading(monkeypatch)
 def test_cost_tab_measure_returns_the_figure_of_the_rows_it_tabulates():
     from core.ui import cost_tab
 
-    chart, table = cost_tab.measure(64, 8)
-    assert [row[0] for row in table] == [32, 64]
+    chart, shown = cost_tab.measure(64, 8)
+    table = shown["data"]  # with its headers, in the reader's language
+    assert [row[0] for row in table] == [32, 64] and len(shown["headers"]) == len(table[0])
     memory = chart["panels"][0]["series"]
     measured = [s for s in memory if s["name"].startswith("naive, measured")]
     assert measured[0]["x"] == [32, 64]  # the live points are the rows in the table

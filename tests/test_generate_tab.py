@@ -204,5 +204,5 @@ def test_the_measured_decode_benchmark_is_shown_as_measured():
     assert [r[0] for r in bench.rows] == [p["T"] for p in saved["points"]] == [256, 1024, 4096]
     assert [r[1] for r in bench.rows] == [round(p["cached_s"] * 1000, 1) for p in saved["points"]]
     assert "attention-lab bench --decode" in bench.caption and saved["meta"]["torch"] in bench.caption
-    missing = generate.decode_bench.__wrapped__(generate.DECODE_SAVED.with_name("nothing.json"))
+    missing = generate.decode_bench(generate.DECODE_SAVED.with_name("nothing.json"))
     assert missing.chart is None and missing.rows == [] and "bench --decode" in missing.caption

@@ -100,15 +100,16 @@ def test_the_generate_tabs_sentences_keep_their_numbers_and_the_models_words_who
     from core.serve import generate
 
     sentence = "the fox that the child saw was"
-    step = generate.step(sentence, 1.0, 0, 0)
+    with i18n.speaking("zh-CN"):  # asked by a Chinese page
+        step = generate.step(sentence, 1.0, 0, 0)
+        many = generate.generation(sentence, 3, 1.0, 0, 0, True)
+        bars = generate.next_words(sentence, 2, 1.0, 0, 0).summary
     shape = str(tuple(step.payload["cache_shape"]))
-    chinese = i18n.tr(step.summary, "zh-CN")
+    chinese = step.summary
     assert f"'{step.payload['word']}'" in chinese and shape in chinese and "随机种子" in chinese, chinese
     assert not [w for w in i18n.leftover(chinese) if w.lower() not in data_words()], chinese
-    many = generate.generation(sentence, 3, 1.0, 0, 0, True)
-    chinese = i18n.tr(many.summary, "zh-CN")
+    chinese = many.summary
     assert f"'{many.payload['text']}'" in chinese and "KV 缓存" in chinese, chinese  # the model's text, as written
-    bars = i18n.tr(generate.next_words(sentence, 2, 1.0, 0, 0).summary, "zh-CN")
     assert "'that'" in bars and "位置 2" in bars and not i18n.leftover(bars.replace("'that'", "")), bars
 
 

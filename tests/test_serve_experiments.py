@@ -129,8 +129,8 @@ def test_warming_trains_the_default_runs_so_the_first_click_is_a_cache_hit(monke
     (mask,) = served.shared_mask_experiment(small_mask)  # one snapshot: the finished run, from the cache
     (scale,) = served.shared_scale_experiment(small_scale)
     assert mask.done and scale.done and len(calls) == 2
-    assert ("mask", small_mask, small_mask.steps, True) in served.DRAWN  # the charts are built too
-    assert ("scale", small_scale, small_scale.steps, True) in served.DRAWN
+    assert ("mask", small_mask, small_mask.steps, True, "en") in served.DRAWN  # the charts are built too (English)
+    assert ("scale", small_scale, small_scale.steps, True, "en") in served.DRAWN
 
 
 def test_a_snapshot_is_built_once_however_many_students_watch_it(monkeypatch):

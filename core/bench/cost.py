@@ -10,6 +10,7 @@ import torch
 
 from ..banded import score_entries
 from ..config import AttentionConfig, ConfigError, whole
+from ..i18n import t
 
 ASSETS = Path(__file__).resolve().parents[1] / "assets"
 SAVED_BENCH = ASSETS / "bench.json"  # `attention-lab bench --flex --out core/assets` on the 2-core machine
@@ -42,7 +43,7 @@ def live_measure(Ts: list[int], window: int = 32) -> list[dict]:
     from ..registry import load_registry  # lazy: only when someone asks
 
     if not Ts or max(Ts) > LIVE_MAX_T or min(Ts) < 2:
-        raise ConfigError(f"max_T must be from 2 to {LIVE_MAX_T}")
+        raise ConfigError(t("max_T must be from 2 to {most}", most=LIVE_MAX_T))
     registry = load_registry(entry_points=False)
     torch.manual_seed(0)
     fused = registry.build("multi-head", AttentionConfig(d_model=D_MODEL, n_heads=N_HEADS)).eval()

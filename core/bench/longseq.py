@@ -7,25 +7,27 @@ import platform
 from collections.abc import Callable
 from dataclasses import asdict, dataclass
 
+from ..i18n import mark
+
 DEFAULT_T = (256, 512, 1024, 2048, 4096, 8192)
 QUICK_T = (32, 64, 128)
 TRACE_MAX_T = 1024  # the explicit path materialises (B, H, T, T) five times over: short T only
 TIME_TARGET, MEMORY_TARGET_MIB, WINDOW_TARGET = 1.5, 256.0, 0.25  # fast paths vs raw SDPA; window vs dense mask
 
-LABELS = {
-    "single-head": "single-head fast path",
-    "multi-head": "multi-head fast path",
-    "multi-head-stacked": "multi-head-stacked fast path",
-    "gqa": "gqa fast path (n_kv_heads=1)",
-    "sliding-window": "sliding-window fast path (banded)",
-    "window-before": "sliding-window, dense (T,T) mask (before)",
-    "trace": "trace path, multi-head (naive)",
-    "sdpa": "raw SDPA, is_causal",
-    "dense-mask-sdpa": "SDPA + dense window mask",
-    "flex": "FlexAttention, compiled, block mask",
+LABELS = {  # each row's name for a reader (msgids: a chart shows them in its reader's language, core.i18n)
+    "single-head": mark("single-head fast path"),
+    "multi-head": mark("multi-head fast path"),
+    "multi-head-stacked": mark("multi-head-stacked fast path"),
+    "gqa": mark("gqa fast path (n_kv_heads=1)"),
+    "sliding-window": mark("sliding-window fast path (banded)"),
+    "window-before": mark("sliding-window, dense (T,T) mask (before)"),
+    "trace": mark("trace path, multi-head (naive)"),
+    "sdpa": mark("raw SDPA, is_causal"),
+    "dense-mask-sdpa": mark("SDPA + dense window mask"),
+    "flex": mark("FlexAttention, compiled, block mask"),
 }
 VARIANT_ROWS = ("single-head", "multi-head", "multi-head-stacked", "gqa", "sliding-window")
-METHOD = (
+METHOD = mark(  # a msgid: the Cost tab says it in its reader's language when the saved run was measured this way
     "B=1, d_model=128, 4 heads (head_dim 32), fp32, no grad, torch threads as configured. "
     "Time: median of the reps, each rep runs the row then raw causal SDPA on the same q/k/v "
     "shapes, so 'x sdpa' is a ratio from the same seconds of the same process. "

@@ -18,15 +18,16 @@ import torch.nn.functional as F
 from torch import Tensor, nn
 
 from ..config import ConfigError
+from ..i18n import mark, t
 from .kv_cache import KVCache
 
-TOP_K_ERROR = "top_k={top_k!r} must be a whole number, 1 or more (or None for every token)"
+TOP_K_ERROR = mark("top_k={top_k!r} must be a whole number, 1 or more (or None for every token)")
 
 
 def next_token_distribution(logits: Tensor, temperature: float = 1.0, top_k: int | None = None) -> Tensor:
     """(B, V) logits -> (B, V) probabilities after top-k and temperature; temperature <= 0 puts all mass on the argmax."""
     if top_k is not None and (not isinstance(top_k, int) or isinstance(top_k, bool) or top_k < 1):
-        raise ConfigError(TOP_K_ERROR.format(top_k=top_k))
+        raise ConfigError(t(TOP_K_ERROR, top_k=top_k))
     if temperature <= 0:
         return F.one_hot(logits.argmax(-1), logits.shape[-1]).to(logits.dtype)  # (B, V) greedy
     if top_k is not None and top_k < logits.shape[-1]:
@@ -52,7 +53,8 @@ class Decoder:
     def __init__(self, model: nn.Module, idx: Tensor, use_cache: bool = True, reserve: int = 0) -> None:
         """model: a core.model.GPT (not imported here: core.model builds its generate on this class)."""
         if idx.dim() != 2 or idx.shape[1] < 1:
-            raise ValueError(f"token ids have shape {tuple(idx.shape)}; decoding needs (batch, tokens) with a token")
+            raise ValueError(t("token ids have shape {shape}; decoding needs (batch, tokens) with a token",
+                               shape=tuple(idx.shape)))
         self.model, self.idx, self.use_cache = model, idx, use_cache
         self.learned = model.wpe is not None  # learned positions: at most context_length tokens at once
         self.reserve = reserve

@@ -16,6 +16,7 @@ import torch
 from torch import Tensor
 
 from core.attention import attend
+from core.i18n import t
 from core.model import GPT
 
 Mode = Literal["zero", "uniform"]
@@ -51,12 +52,14 @@ def edited_run(model: GPT, idx: Tensor, ablations: Sequence[Ablation] = (), hide
     """
     B, T = idx.shape
     if T > model.config.context_length:
-        raise ValueError(f"input has {T} tokens but this model reads at most {model.config.context_length}")
+        raise ValueError(t("input has {n} tokens but this model reads at most {most}", n=T,
+                           most=model.config.context_length))
     for ablation in ablations:
         if ablation.mode not in MODES:
-            raise ValueError(f"ablation mode {ablation.mode!r} is not one of {', '.join(MODES)}")
+            raise ValueError(t("ablation mode {mode!r} is not one of {modes}", mode=ablation.mode, modes=", ".join(MODES)))
         if not 0 <= ablation.layer < len(model.blocks):
-            raise ValueError(f"layer {ablation.layer} does not exist; the model has layers 0-{len(model.blocks) - 1}")
+            raise ValueError(t("layer {layer} does not exist; the model has layers 0-{last}", layer=ablation.layer,
+                               last=len(model.blocks) - 1))
     weights = []
     for _, x, stages in run_layers(model, idx, ablations, hide, causal, scaled):
         if stages is None:
@@ -97,7 +100,8 @@ def _ablate(context: Tensor, mask: Tensor, v: Tensor, ablation: Ablation) -> Ten
     """context (B, H, T, hd) with head `ablation.head` replaced."""
     h = ablation.head
     if not 0 <= h < context.shape[1]:
-        raise ValueError(f"head {h} does not exist; this layer has heads 0-{context.shape[1] - 1}")
+        raise ValueError(t("head {head} does not exist; this layer has heads 0-{last}", head=h,
+                           last=context.shape[1] - 1))
     out = context.clone()
     if ablation.mode == "zero":
         out[:, h] = 0

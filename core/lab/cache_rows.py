@@ -15,9 +15,10 @@ from torch import Tensor
 
 from ..config import ConfigError
 from ..gpt.decode import Decoder
+from ..i18n import mark, t
 from ..model import GPT
 
-MESSAGES = {"empty": "the sentence has no tokens; type at least one word"}
+MESSAGES = {"empty": mark("the sentence has no tokens; type at least one word")}
 
 
 @dataclass(frozen=True)
@@ -38,7 +39,7 @@ class CacheRows:
 def cache_rows(model: GPT, ids: Sequence[int]) -> CacheRows:
     """Run the prompt into a fresh cache, as generation does, and read back what each layer kept."""
     if not ids:
-        raise ConfigError(MESSAGES["empty"])
+        raise ConfigError(t(MESSAGES["empty"]))
     cache = Decoder(model, torch.tensor([list(ids)]), use_cache=True).cache
     first = cache[0].keys  # (1, Hkv, kept, hd)
     _, Hkv, kept, hd = first.shape

@@ -20,6 +20,7 @@ from torch import Tensor
 
 from ..config import ConfigError, whole
 from ..corpus import Tokenizer
+from ..i18n import t
 from ..model import GPT, GPTConfig
 from .session import seed_value
 from .train import LOG2E, Trainer, TrainSettings, encode_corpus, random_batch
@@ -80,9 +81,9 @@ class MaskRun:
 def honest_loss(model: GPT, x: Tensor, y: Tensor) -> float:
     """Bits per word when position t sees x[:t+1] only: no peeking possible, whatever the mask."""
     total = 0.0
-    for t in range(x.shape[1]):
-        logits = model(x[:, : t + 1])[:, -1]  # (B, V): the last position of the prefix
-        total += F.cross_entropy(logits, y[:, t]).item()
+    for pos in range(x.shape[1]):
+        logits = model(x[:, : pos + 1])[:, -1]  # (B, V): the last position of the prefix
+        total += F.cross_entropy(logits, y[:, pos]).item()
     return total / x.shape[1] * LOG2E
 
 
@@ -198,11 +199,11 @@ def explicit_step(model: GPT, opt: torch.optim.Optimizer, x: Tensor, y: Tensor) 
     h = model._embed(x)  # (B, T, d)
     traces = []
     for block in model.blocks:
-        t = block.attn.trace(block.ln_1(h))
-        t.scaled.retain_grad()  # the softmax input: scores, divided by sqrt(d) or not
-        h = h + t.output
+        stages = block.attn.trace(block.ln_1(h))
+        stages.scaled.retain_grad()  # the softmax input: scores, divided by sqrt(d) or not
+        h = h + stages.output
         h = h + block.mlp(block.ln_2(h))
-        traces.append(t)
+        traces.append(stages)
     logits = model.lm_head(model.ln_f(h))  # (B, T, V)
     loss = F.cross_entropy(logits.flatten(0, 1), y.flatten())
     opt.zero_grad(set_to_none=True)
@@ -250,7 +251,8 @@ def check_params(kind: str, steps: object, seed: object) -> tuple[int, int]:
     """steps and seed from a control or the API, in range; ConfigError naming the field otherwise."""
     steps, seed = whole("steps", steps), seed_value(seed)
     if not 10 <= steps <= MAX_STEPS[kind]:
-        raise ConfigError(f"steps={steps} is out of range; choose 10 to {MAX_STEPS[kind]}")
+        raise ConfigError(t("{name}={value} is out of range; choose {low} to {high}", name="steps", value=steps, low=10,
+                            high=MAX_STEPS[kind]))
     return steps, seed
 
 

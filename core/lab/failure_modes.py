@@ -17,6 +17,7 @@ from typing import Any
 import torch
 from torch import Tensor
 
+from core.i18n import current, t
 from core.lab.masking import three_ways
 from core.lab.text import embed
 
@@ -104,14 +105,15 @@ def check_rows_and_causality(fn: Callable, q: Tensor, k: Tensor, v: Tensor) -> C
     row_error = float((w.sum(-1) - 1).abs().max())
     moved = float((out[:-1] - out2[:-1]).abs().max())
     passed = row_error < 1e-5 and moved == 0.0
-    return Check(passed, f"rows off 1 by up to {row_error:.3g}; changing the last token moved earlier outputs by up to {moved:.3g}")
+    return Check(passed, t("rows off 1 by up to {error:.3g}; changing the last token moved earlier outputs by up to "
+                           "{moved:.3g}", error=row_error, moved=moved))
 
 
 def check_future_weight(fn: Callable, q: Tensor, k: Tensor, v: Tensor) -> Check:
     """No weight above the diagonal: position i reads nothing after i."""
     _, w = fn(q, k, v)
     future = float(w.triu(1).sum(-1).max())
-    return Check(future == 0.0, f"largest weight a row puts on the future: {future:.3g}")
+    return Check(future == 0.0, t("largest weight a row puts on the future: {future:.3g}", future=future))
 
 
 def check_runs_causal(fn: Callable, q: Tensor, k: Tensor, v: Tensor) -> Check:
@@ -121,7 +123,7 @@ def check_runs_causal(fn: Callable, q: Tensor, k: Tensor, v: Tensor) -> Check:
         return Check(False, err)
     _, w = fn(q, k, v)
     ok = float(w.triu(1).abs().sum()) == 0.0 and float((w.sum(-1) - 1).abs().max()) < 1e-5
-    return Check(ok, "runs; weights causal, rows sum to 1" if ok else "runs, but the weights are not causal")
+    return Check(ok, t("runs; weights causal, rows sum to 1") if ok else t("runs, but the weights are not causal"))
 
 
 def check_padding(fn: Callable, q: Tensor, k: Tensor, v: Tensor, key_real: Tensor) -> Check:
@@ -133,20 +135,21 @@ def check_padding(fn: Callable, q: Tensor, k: Tensor, v: Tensor, key_real: Tenso
     real = key_real[0]
     alone, _ = attention(q[0, real], k[0, real], v[0, real])
     diff = float((out[0, real] - alone).detach().abs().max()) if nan == 0 else float("nan")
-    return Check(nan == 0 and diff < 1e-6, f"NaN values in weights, output and gradient: {nan}; "
-                                           f"real tokens vs the same sentence unpadded: max |diff| {diff:.3g}")
+    return Check(nan == 0 and diff < 1e-6, t("NaN values in weights, output and gradient: {nan}; real tokens vs the "
+                                             "same sentence unpadded: max |diff| {diff:.3g}", nan=nan, diff=diff))
 
 
 def _softmax_card(q: Tensor, k: Tensor, v: Tensor) -> Card:
     _, right = attention(q, k, v)
     _, wrong = attention_softmax_over_queries(q, k, v)
     rows = wrong.sum(-1)
-    effect = (f"Softmax over dim=-2 normalises each key's column instead of each query's row: row sums become "
-              f"{', '.join(f'{r:.2f}' for r in rows.tolist())} instead of 1. No weight sits above the diagonal, "
-              f"but every column's denominator adds up later queries, so a row changes when a future token does.")
+    effect = t("Softmax over dim=-2 normalises each key's column instead of each query's row: row sums become "
+               "{sums} instead of 1. No weight sits above the diagonal, but every column's denominator adds up later "
+               "queries, so a row changes when a future token does.",
+               sums=", ".join(f"{r:.2f}" for r in rows.tolist()))
     return Card(
-        "softmax-dim", "Softmax over the wrong dimension", SOFTMAX_WRONG, SOFTMAX_RIGHT, effect,
-        "each row sums to 1 and changing a future token leaves earlier outputs unchanged",
+        "softmax-dim", t("Softmax over the wrong dimension"), SOFTMAX_WRONG, SOFTMAX_RIGHT, effect,
+        t("each row sums to 1 and changing a future token leaves earlier outputs unchanged"),
         check_rows_and_causality(attention, q, k, v), check_rows_and_causality(attention_softmax_over_queries, q, k, v),
         list(TOKENS),
         {"weights": _rounded(wrong), "row_sums": _rounded(rows), "column_sums": _rounded(wrong.sum(-2))},
@@ -158,11 +161,11 @@ def _fill_card(q: Tensor, k: Tensor, v: Tensor) -> Card:
     scores = q @ k.transpose(-2, -1) / HEAD_DIM**0.5  # (T, T)
     ways = three_ways(scores)
     leak = ways.leak_per_row
-    effect = (f"exp(0) = 1, so the masked future still gets weight: row 0 puts {leak[0]:.2f} of its weight on "
-              f"tokens after it, and every row but the last leaks (up to {max(leak):.2f}).")
+    effect = t("exp(0) = 1, so the masked future still gets weight: row 0 puts {first:.2f} of its weight on tokens "
+               "after it, and every row but the last leaks (up to {worst:.2f}).", first=leak[0], worst=max(leak))
     return Card(
-        "zero-fill", "0 instead of -inf", FILL_WRONG, FILL_RIGHT, effect,
-        "no weight above the diagonal",
+        "zero-fill", t("0 instead of -inf"), FILL_WRONG, FILL_RIGHT, effect,
+        t("no weight above the diagonal"),
         check_future_weight(attention, q, k, v), check_future_weight(attention_zero_fill, q, k, v),
         list(TOKENS),
         {"weights": _rounded(ways.zero_fill), "future_weight_per_row": _rounded(torch.tensor(leak))},
@@ -174,10 +177,10 @@ def _dtype_card(q: Tensor, k: Tensor, v: Tensor) -> Card:
     err = _error(lambda: attention_float_mask(q, k, v))
     _, right = attention(q, k, v)
     return Card(
-        "mask-dtype", "A mask of the wrong dtype", DTYPE_WRONG, DTYPE_RIGHT,
-        "torch.ones makes floats; ~ (logical not) and masked_fill need a bool mask, so the call stops with an "
-        "error before any weight exists. The fix is one argument: dtype=torch.bool.",
-        "the attention runs and its weights are causal",
+        "mask-dtype", t("A mask of the wrong dtype"), DTYPE_WRONG, DTYPE_RIGHT,
+        t("torch.ones makes floats; ~ (logical not) and masked_fill need a bool mask, so the call stops with an "
+          "error before any weight exists. The fix is one argument: dtype=torch.bool."),
+        t("the attention runs and its weights are causal"),
         check_runs_causal(attention, q, k, v), check_runs_causal(attention_float_mask, q, k, v),
         list(TOKENS), {"weights": None, "error": err}, {"weights": _rounded(right), "error": None},
     )
@@ -188,11 +191,11 @@ def _device_card(q: Tensor, k: Tensor, v: Tensor) -> Card:
     other = "cpu" if gpu else "meta"
     if gpu:  # the real case: q, k, v on the GPU, the mask made on the CPU
         q, k, v = q.cuda(), k.cuda(), v.cuda()
-        note = "Run just now on this machine's GPU: q, k, v on cuda, the mask made on the CPU."
+        note = t("Run just now on this machine's GPU: q, k, v on cuda, the mask made on the CPU.")
     else:
-        note = ("This machine has no GPU, so the lab meets the same mismatch another way: q, k, v stay on the CPU "
-                "and the mask is made on PyTorch's meta device (a device without data), standing in for a second "
-                "device. The message above is what torch said just now; on a GPU it names cuda:0 and cpu instead.")
+        note = t("This machine has no GPU, so the lab meets the same mismatch another way: q, k, v stay on the CPU "
+                 "and the mask is made on PyTorch's meta device (a device without data), standing in for a second "
+                 "device. The message above is what torch said just now; on a GPU it names cuda:0 and cpu instead.")
 
     def wrong_fn(q_: Tensor, k_: Tensor, v_: Tensor) -> tuple[Tensor, Tensor]:
         return attention_mask_elsewhere(q_, k_, v_, other)
@@ -200,10 +203,10 @@ def _device_card(q: Tensor, k: Tensor, v: Tensor) -> Card:
     err = _error(lambda: wrong_fn(q, k, v))
     _, right = attention(q, k, v)
     return Card(
-        "mask-device", "A mask on the wrong device", DEVICE_WRONG, DEVICE_RIGHT,
-        f"The mask lives on {other}, the scores on {q.device.type}: masked_fill cannot mix them and stops with an "
-        "error. The fix: make the mask where the scores are, device=q.device.",
-        "the attention runs and its weights are causal",
+        "mask-device", t("A mask on the wrong device"), DEVICE_WRONG, DEVICE_RIGHT,
+        t("The mask lives on {other}, the scores on {device}: masked_fill cannot mix them and stops with an error. "
+          "The fix: make the mask where the scores are, device=q.device.", other=other, device=q.device.type),
+        t("the attention runs and its weights are causal"),
         check_runs_causal(attention, q, k, v), check_runs_causal(wrong_fn, q, k, v),
         list(TOKENS), {"weights": None, "error": err, "device": other},
         {"weights": _rounded(right.cpu()), "error": None, "device": q.device.type}, note,
@@ -227,13 +230,13 @@ def _padding_card(seed: int) -> Card:
     _, w_right = right_fn(q, k, v, key_real)
     out_wrong, w_wrong = wrong_fn(q, k, v, key_real)
     nan_rows = [i for i in range(len(tokens)) if bool(torch.isnan(w_wrong[0, i]).any())]
-    effect = (f"Left padding: query rows {', '.join(map(str, nan_rows))} (padding) may see only padding, so every "
-              f"score in the row is -inf and softmax divides 0 by 0: NaN, in the weights and in the output. "
-              f"A row with nothing to see may see everything instead, and its output is zeroed afterwards.")
+    effect = t("Left padding: query rows {rows} (padding) may see only padding, so every score in the row is -inf and "
+               "softmax divides 0 by 0: NaN, in the weights and in the output. A row with nothing to see may see "
+               "everything instead, and its output is zeroed afterwards.", rows=", ".join(map(str, nan_rows)))
     return Card(
-        "padding-nan", "Fully masked padding rows give NaN", PADDING_WRONG,
+        "padding-nan", t("Fully masked padding rows give NaN"), PADDING_WRONG,
         f"{PADDING_WRONG}\n{PADDING_RIGHT}  # then: out = out * key_real[..., None]", effect,
-        "no NaN in weights, outputs or gradients, and real tokens get what they get without padding",
+        t("no NaN in weights, outputs or gradients, and real tokens get what they get without padding"),
         check_padding(right_fn, q, k, v, key_real), check_padding(wrong_fn, q, k, v, key_real),
         list(tokens),
         {"weights": _rounded(w_wrong[0]), "nan_rows": nan_rows, "output_nan": bool(torch.isnan(out_wrong).any())},
@@ -241,10 +244,15 @@ def _padding_card(seed: int) -> Card:
     )
 
 
-@lru_cache(maxsize=4)
 def cards(seed: int = 0) -> tuple[Card, ...]:
-    """Every failure mode of the chapter, computed now; the first cross-device error in a process is slow
-    (torch builds its C++ backtrace once), so warm this in the background."""
+    """Every failure mode of the chapter, computed now, its texts in the current language (core.i18n); the first
+    cross-device error in a process is slow (torch builds its C++ backtrace once), so warm this in the background."""
+    return _cards(seed, current())
+
+
+@lru_cache(maxsize=8)
+def _cards(seed: int, language: str) -> tuple[Card, ...]:
+    """(a card's texts are in `language`: one entry per language asked for)"""
     q, k, v = _qkv(TOKENS, seed)
     return (_softmax_card(q, k, v), _fill_card(q, k, v), _dtype_card(q, k, v), _device_card(q, k, v),
             _padding_card(seed))

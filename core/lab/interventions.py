@@ -19,6 +19,7 @@ from typing import Any
 import torch
 
 from core.corpus import Tokenizer
+from core.i18n import t
 from core.lab.tiny import one_thread, tiny
 from core.lab.trained_view import HeadRole, reference_roles
 from core.model import GPT
@@ -124,14 +125,14 @@ def _top(probs: torch.Tensor, vocab: tuple[str, ...], k: int = TOP_K) -> list[di
 def sentence_effects(sentence: str, mode: Mode = "zero") -> dict[str, Any]:
     """What the model predicts after the typed sentence, intact and with each head ablated."""
     if mode not in MODES:
-        raise ValueError(f"mode must be one of {', '.join(MODES)}")
+        raise ValueError(t("mode must be one of {modes}", modes=", ".join(MODES)))
     model, tokenizer = tiny()
     words = tokenizer.words(sentence)
     if not words:
-        raise ValueError("type a sentence first, for example: 合同 违约金 过高 ， 它 可能")
+        raise ValueError(t("type a sentence first, for example: 合同 违约金 过高 ， 它 可能"))
     if len(words) > model.config.context_length:
-        raise ValueError(f"the sentence has {len(words)} tokens but the tiny model reads at most "
-                         f"{model.config.context_length}; shorten it")
+        raise ValueError(t("the sentence has {n} tokens but the tiny model reads at most {limit}; shorten it",
+                           n=len(words), limit=model.config.context_length))
     idx = torch.tensor([tokenizer.encode_words(words)])  # (1, T)
     heads = []
     with one_thread():

@@ -26,14 +26,15 @@ from torch import Tensor
 
 from ..config import ConfigError
 from ..gpt.decode import Decoder, next_token_distribution, sample_next
+from ..i18n import mark, t
 from ..model import GPT
 
 TOP_N = 10
-MESSAGES = {
-    "empty": "the sentence has no tokens; type at least one word",
-    "position": "position={position} is outside the sentence; choose 0 to {last} (or -1 for the last token)",
-    "temperature": "temperature={value!r} must be a number, 0 (always the likeliest word) or more",
-    "n_words": "n_words={value!r} must be a whole number from 1 to {most}",
+MESSAGES = {  # msgids (core.i18n)
+    "empty": mark("the sentence has no tokens; type at least one word"),
+    "position": mark("position={position} is outside the sentence; choose 0 to {last} (or -1 for the last token)"),
+    "temperature": mark("temperature={value!r} must be a number, 0 (always the likeliest word) or more"),
+    "n_words": mark("n_words={value!r} must be a whole number from 1 to {most}"),
 }
 MAX_WORDS = 256
 
@@ -145,7 +146,7 @@ def generate(
     """n_words seeded words, one forward step each: with the cache a step runs one token, without it the context."""
     ids = _ids(tokenizer, prompt)
     if not isinstance(n_words, int) or isinstance(n_words, bool) or not 1 <= n_words <= MAX_WORDS:
-        raise ConfigError(MESSAGES["n_words"].format(value=n_words, most=MAX_WORDS))
+        raise ConfigError(t(MESSAGES["n_words"], value=n_words, most=MAX_WORDS))
     tokens, probabilities, cache_lengths, computed, seconds = [], [], [], [], []
     t0 = time.perf_counter()
     decoder = Decoder(model, torch.tensor([ids]), use_cache=use_cache, reserve=len(ids) + n_words)
@@ -172,20 +173,20 @@ def generate(
 def _ids(tokenizer: TextTokenizer, prompt: str | Sequence[int]) -> list[int]:
     ids = tokenizer.encode(prompt) if isinstance(prompt, str) else [int(i) for i in prompt]
     if not ids:
-        raise ConfigError(MESSAGES["empty"])
+        raise ConfigError(t(MESSAGES["empty"]))
     return ids
 
 
 def _position(position: int, n: int) -> int:
     if not isinstance(position, int) or isinstance(position, bool) or not -n <= position < n:
-        raise ConfigError(MESSAGES["position"].format(position=position, last=n - 1))
+        raise ConfigError(t(MESSAGES["position"], position=position, last=n - 1))
     return position % n
 
 
 def _check_temperature(temperature: float) -> None:
     if isinstance(temperature, bool) or not isinstance(temperature, (int, float)) or not math.isfinite(temperature) \
             or temperature < 0:
-        raise ConfigError(MESSAGES["temperature"].format(value=temperature))
+        raise ConfigError(t(MESSAGES["temperature"], value=temperature))
 
 
 def _distribution(model: GPT, ids: list[int], temperature: float, top_k: int | None) -> Tensor:

@@ -18,6 +18,7 @@ from functools import lru_cache
 import torch
 
 from core.corpus import DOCUMENTS, MAY, PRONOUNS, Tokenizer, document_of, generate, referent
+from core.i18n import t
 from core.model import GPT
 
 from .ablate import edited_logits
@@ -55,11 +56,11 @@ def cases(sentences: Sequence[Sequence[str]]) -> list[Case]:
     """Every pronoun with a noun and a document before it."""
     out = []
     for words in sentences:
-        for t, w in enumerate(words):
-            noun, doc = referent(words, t), document_of(words, t)
+        for i, w in enumerate(words):
+            noun, doc = referent(words, i), document_of(words, i)
             if w in PRONOUNS and noun is not None and doc is not None:
-                may = t + 2 < len(words) and words[t + 1] in MAY
-                out.append(Case(tuple(words), "zh" if w == "它" else "en", t, noun, doc, may))
+                may = i + 2 < len(words) and words[i + 1] in MAY
+                out.append(Case(tuple(words), "zh" if w == "它" else "en", i, noun, doc, may))
     return out
 
 
@@ -84,7 +85,7 @@ def measure(model: GPT, tokenizer: Tokenizer, sentences: Sequence[Sequence[str]]
     """The claim's numbers on these sentences (word lists)."""
     found = cases(sentences)
     if not found:
-        raise ValueError("no sentence has a pronoun with a noun and a document before it")
+        raise ValueError(t("no sentence has a pronoun with a noun and a document before it"))
     batch = sentence_batch([c.words for c in found], tokenizer)
     with torch.no_grad():
         w = model.trace(batch.idx)  # (L, N, H, T, T)

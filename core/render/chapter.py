@@ -8,47 +8,50 @@ from typing import Any
 
 import numpy as np
 
+from ..i18n import mark, t
 from . import charts
-from .matrix import LABELS, heatmaps, weight_scale
+from .matrix import heatmaps, weight_scale
 
 NAN_COLOR = "#d55e00"  # Okabe-Ito vermillion: a NaN cell must not look like a small weight
-CARD_LABELS = {
-    "wrong": "with the wrong line",
-    "right": "with the fix",
-    "hover": "query '{q}' ({i}) → key '{k}' ({j}): weight {value}",
-    "hover_blocked": "query '{q}' ({i}) → key '{k}' ({j}): masked (-inf), weight 0",
-    "blocked": "masked with -inf: weight exactly 0",
-    "nan": "NaN: a row with nothing to see (0 / 0)",
+CARD_LABELS = {  # msgids (core.i18n); the hovers' {fields} are filled by the page
+    "wrong": mark("with the wrong line"),
+    "right": mark("with the fix"),
+    "scale": mark("weight"),
+    "hover": mark("query '{q}' ({i}) → key '{k}' ({j}): weight {value}"),
+    "hover_blocked": mark("query '{q}' ({i}) → key '{k}' ({j}): masked (-inf), weight 0"),
+    "blocked": mark("masked with -inf: weight exactly 0"),
+    "nan": mark("NaN: a row with nothing to see (0 / 0)"),
 }
 EFFECT_LABELS = {
-    "weight": "Mean weight on its pattern",
-    "weight_y": "weight (0 to 1)",
-    "loss": "Held-out loss increase when removed",
-    "loss_y": "bits per word",
-    "may": "Increase on the word after 它 可能 / it may",
-    "may_y": "bits",
-    "head": "head",
-    "series_weight": "mean weight",
-    "series_loss": "loss increase",
+    "weight": mark("Mean weight on its pattern"),
+    "weight_y": mark("weight (0 to 1)"),
+    "loss": mark("Held-out loss increase when removed"),
+    "loss_y": mark("bits per word"),
+    "may": mark("Increase on the word after 它 可能 / it may"),
+    "may_y": mark("bits"),
+    "head": mark("head"),
+    "series_weight": mark("mean weight"),
+    "series_loss": mark("loss increase"),
 }
 
 
 def card_weights(tokens: Sequence[str], wrong: Any | None, right: Any, hatch_wrong: bool) -> dict:
     """One card's weights as heatmaps: the wrong line's (None when it raises before any weight exists) beside the
     fix's. The future (above the diagonal) is hatched where -inf masked it; NaN cells are painted and written."""
-    shown = ([(wrong, CARD_LABELS["wrong"], hatch_wrong)] if wrong is not None else []) + [
-        (right, CARD_LABELS["right"], True)]
+    shown = ([(wrong, t(CARD_LABELS["wrong"]), hatch_wrong)] if wrong is not None else []) + [
+        (right, t(CARD_LABELS["right"]), True)]
     mats = [_matrix(w) for w, _, _ in shown]
     titles = [title for _, title, _ in shown]
     T = len(tokens)
     future = np.triu(np.ones((T, T), dtype=bool), 1)
     blocked = np.stack([future if hatch else np.zeros_like(future) for _, _, hatch in shown])  # (n, T, T)
-    legend = [{"swatch": "scale", "text": LABELS["scale"]}, {"swatch": "blocked", "text": CARD_LABELS["blocked"]}]
+    legend = [{"swatch": "scale", "text": t(CARD_LABELS["scale"])},
+              {"swatch": "blocked", "text": t(CARD_LABELS["blocked"])}]
     nan = any(np.isnan(m).any() for m in mats)
     if nan:
-        legend.append({"swatch": NAN_COLOR, "text": CARD_LABELS["nan"]})
+        legend.append({"swatch": NAN_COLOR, "text": t(CARD_LABELS["nan"])})
     data = heatmaps(tokens, mats, titles, scale=weight_scale(), blocked=blocked, legend=legend,
-                    labels={"hover": CARD_LABELS["hover"], "hover_blocked": CARD_LABELS["hover_blocked"]},
+                    labels={"hover": t(CARD_LABELS["hover"]), "hover_blocked": t(CARD_LABELS["hover_blocked"])},
                     max_columns=2, max_cell=64, height_budget=360)
     if nan:
         data["nan_color"] = NAN_COLOR
@@ -64,15 +67,15 @@ def effects_chart(heads: Sequence[str], weight: Sequence[float], loss: Sequence[
                   highlight: int | None) -> dict:
     """Three bar panels over the same heads: weight on its pattern, held-out loss increase, and the increase on the
     word after 它 可能 / it may; `highlight` marks one head in all three (the striking one that matters little)."""
-    x = {"label": EFFECT_LABELS["head"], "categories": list(heads)}
+    x = {"label": t(EFFECT_LABELS["head"]), "categories": list(heads)}
 
     def bar_panel(title: str, y_label: str, name: str, values: Sequence[float], **y: Any) -> dict:
-        return {"title": title, "type": "bars", "x": x, "y": {"label": y_label, **y},
-                "series": [charts.series(name, range(len(values)), values)], "highlight": highlight}
+        return {"title": t(title), "type": "bars", "x": x, "y": {"label": t(y_label), **y},
+                "series": [charts.series(t(name), range(len(values)), values)], "highlight": highlight}
 
     panels = [
         bar_panel(EFFECT_LABELS["weight"], EFFECT_LABELS["weight_y"], EFFECT_LABELS["series_weight"], weight, min=0, max=1),
         bar_panel(EFFECT_LABELS["loss"], EFFECT_LABELS["loss_y"], EFFECT_LABELS["series_loss"], loss),
         bar_panel(EFFECT_LABELS["may"], EFFECT_LABELS["may_y"], EFFECT_LABELS["series_loss"], may),
     ]
-    return charts.chart(panels, columns=3, hover=charts.BAR_HOVER, digits=3, height=340)
+    return charts.chart(panels, columns=3, hover=t(charts.BAR_HOVER), digits=3, height=340)

@@ -4,28 +4,29 @@ from __future__ import annotations
 
 from ..bench.cost import square_sizes
 from ..bench.longseq import LABELS as BENCH_LABELS
+from ..i18n import mark, t
 from . import charts
 from .charts import axis, panel, series
 
-LIVE = {
-    "memory": "Scores kept in memory (fused SDPA keeps none)",
-    "time": "Time per call, measured now",
-    "x": "sequence length T (tokens)",
-    "mib": "MiB of attention scores",
-    "ms": "ms per call",
-    "naive": "naive: the (H, T, T) square",
-    "windowed": "windowed: a band T × window",
-    "naive_measured": "naive, measured (whole trace)",
-    "naive_ms": "naive (trace)",
-    "fused_ms": "fused (SDPA)",
-    "windowed_ms": "windowed (banded)",
+LIVE = {  # msgids (core.i18n): the charts are made in the reader's language
+    "memory": mark("Scores kept in memory (fused SDPA keeps none)"),
+    "time": mark("Time per call, measured now"),
+    "x": mark("sequence length T (tokens)"),
+    "mib": mark("MiB of attention scores"),
+    "ms": mark("ms per call"),
+    "naive": mark("naive: the (H, T, T) square"),
+    "windowed": mark("windowed: a band T × window"),
+    "naive_measured": mark("naive, measured (whole trace)"),
+    "naive_ms": mark("naive (trace)"),
+    "fused_ms": mark("fused (SDPA)"),
+    "windowed_ms": mark("windowed (banded)"),
 }
 SAVED = {
-    "time": "Time per call",
-    "memory": "Peak memory growth per call",
-    "x": "sequence length T (tokens)",
-    "ms": "ms per call (log)",
-    "mib": "MiB (log)",
+    "time": mark("Time per call"),
+    "memory": mark("Peak memory growth per call"),
+    "x": mark("sequence length T (tokens)"),
+    "ms": mark("ms per call (log)"),
+    "mib": mark("MiB (log)"),
 }
 REFERENCE_ROWS = ("sdpa", "dense-mask-sdpa", "flex", "window-before", "trace")  # dashed: paths to compare with
 # ten lines told apart from the back of a room: colour, and a marker and a dash of their own, named at their end
@@ -40,14 +41,15 @@ def live_chart(rows: list[dict], window: int, max_T: int = 8192) -> dict:
     Ts = [2**k for k in range(4, max_T.bit_length())]
     sizes = [square_sizes(T, window) for T in Ts]
     mem = [
-        series(LIVE["naive"], Ts, [s["naive"] / 2**20 for s in sizes], 1),
-        series(LIVE["windowed"], Ts, [s["windowed"] / 2**20 for s in sizes], 2, dash=True),
-        series(LIVE["naive_measured"], [r["T"] for r in rows], [r["naive_mib"] for r in rows], 1, markers_only=True),
+        series(t(LIVE["naive"]), Ts, [s["naive"] / 2**20 for s in sizes], 1),
+        series(t(LIVE["windowed"]), Ts, [s["windowed"] / 2**20 for s in sizes], 2, dash=True),
+        series(t(LIVE["naive_measured"]), [r["T"] for r in rows], [r["naive_mib"] for r in rows], 1,
+               markers_only=True),
     ]
-    time = [series(LIVE[k], [r["T"] for r in rows], [r[k] for r in rows], c, markers=True)
+    time = [series(t(LIVE[k]), [r["T"] for r in rows], [r[k] for r in rows], c, markers=True)
             for k, c in (("naive_ms", 1), ("fused_ms", 0), ("windowed_ms", 2))]
-    panels = [panel(LIVE["memory"], axis(LIVE["x"], log=2), axis(LIVE["mib"], log=10), mem),
-              panel(LIVE["time"], axis(LIVE["x"], log=2), axis(LIVE["ms"], log=10), time)]
+    panels = [panel(t(LIVE["memory"]), axis(t(LIVE["x"]), log=2), axis(t(LIVE["mib"]), log=10), mem),
+              panel(t(LIVE["time"]), axis(t(LIVE["x"]), log=2), axis(t(LIVE["ms"]), log=10), time)]
     return charts.chart(panels, legend=charts.legend_of(mem + time), columns=2)
 
 
@@ -57,11 +59,12 @@ def saved_chart(result: dict) -> dict:
     time, mem = [], []
     for n, row in enumerate(rows):
         pts = sorted((p for p in result["points"] if p.get("row") == row and "T" in p), key=lambda p: p["T"])
-        name = BENCH_LABELS.get(row, row)
+        name = t(BENCH_LABELS[row]) if row in BENCH_LABELS else row  # a row the lab does not know: its own name
         dash = DASHES[n % len(DASHES)] if row in REFERENCE_ROWS else False
         style = dict(dash=dash, markers=True, marker=MARKERS[n % len(MARKERS)], width=4)
         time.append({**series(name, [p["T"] for p in pts], [p["time_s"] * 1000 for p in pts], n, **style), "short": SHORT.get(row, row)})
         mem.append({**series(name, [p["T"] for p in pts], [p["peak_mib"] for p in pts], n, **style), "short": SHORT.get(row, row)})
-    panels = [panel(SAVED["time"], axis(SAVED["x"], log=2), axis(SAVED["ms"], log=10), time, direct_labels=LABEL_ROOM),
-              panel(SAVED["memory"], axis(SAVED["x"], log=2), axis(SAVED["mib"], log=10), mem, direct_labels=LABEL_ROOM)]
+    x = axis(t(SAVED["x"]), log=2)
+    panels = [panel(t(SAVED["time"]), x, axis(t(SAVED["ms"]), log=10), time, direct_labels=LABEL_ROOM),
+              panel(t(SAVED["memory"]), x, axis(t(SAVED["mib"]), log=10), mem, direct_labels=LABEL_ROOM)]
     return charts.chart(panels, legend=charts.legend_of(time), columns=2)

@@ -2,8 +2,9 @@
 
 A notebook calls core.lab.experiments directly; the app calls these. The first caller trains (in a
 worker process, core.proc.sandbox) and later callers asking for the same run watch it or get the
-finished result (core.serve.runs). Each snapshot's chart (numbers for the browser) is built once however
-many students watch, and remembered for its PNG export.
+finished result (core.serve.runs): a run's numbers are trained once. Each snapshot's chart (numbers for the
+browser, words in the reader's language) is built once per language however many students watch, and
+remembered for its PNG export.
 """
 
 from __future__ import annotations
@@ -11,6 +12,7 @@ from __future__ import annotations
 import threading
 from collections.abc import Iterator
 
+from ..i18n import current
 from ..lab.experiments import MaskParams, MaskRun, ScaleParams, ScaleRun, mask_experiment, scale_experiment
 from ..render.experiment_plots import mask_chart, scale_chart
 from . import runs
@@ -19,7 +21,7 @@ from .exports import remember
 
 MASK_EVERY, SCALE_EVERY = 40, 10  # a snapshot every this many steps: the chart moves, the stream stays small
 CHARTS = {"mask": mask_chart, "scale": scale_chart}
-DRAWN = DrawnCache(max_items=256)  # (kind, params, steps, done) -> chart dict
+DRAWN = DrawnCache(max_items=256)  # (kind, params, steps, done, language) -> chart dict
 
 
 def shared_mask_experiment(p: MaskParams = MaskParams(), stop: threading.Event | None = None,
@@ -36,11 +38,12 @@ def shared_scale_experiment(p: ScaleParams = ScaleParams(), stop: threading.Even
 
 
 def chart(kind: str, run: MaskRun | ScaleRun) -> dict:
-    """A snapshot's chart, built once however many students watch the run.
+    """A snapshot's chart in the current language, built once however many students watch the run.
 
-    Runs are seeded and deterministic, so (params, steps done, done) names what the chart shows.
+    Runs are seeded and deterministic, so (params, steps done, done) names what the chart shows; its words are
+    the language's.
     """
-    return remember(DRAWN.get((kind, run.params, len(run.steps), run.done), lambda: CHARTS[kind](run)))
+    return remember(DRAWN.get((kind, run.params, len(run.steps), run.done, current()), lambda: CHARTS[kind](run)))
 
 
 def warm(mask: MaskParams = MaskParams(), scale: ScaleParams = ScaleParams()) -> None:

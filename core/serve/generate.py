@@ -12,6 +12,7 @@ from functools import lru_cache
 from typing import Any
 
 from ..config import ConfigError, named, whole_in
+from ..i18n import current, mark, t
 from ..lab import predict
 from ..lab.cache_rows import cache_rows
 from ..lab.text import text_field
@@ -37,17 +38,18 @@ from .views import served
 POSITIONS = (-MAX_TOKENS, MAX_TOKENS - 1)  # what /next_words takes: -1 is the last token, -2 the one before, ...
 MAX_WORDS = 32  # /generate draws at most this many words per call
 VIEW_CACHE = 256
-MESSAGES = {
-    "next": "After '{word}' (position {position}) the likeliest next word is '{best}', with probability "
-            "{p:.3f}; with seed {seed} the word drawn would be '{drawn}' ({q:.3f}).",
-    "next_actual": "After '{word}' (position {position}) the likeliest next word is '{best}', with probability "
-                   "{p:.3f}; the sentence goes on with '{actual}', which the model gives {a:.3f}.",
-    "step": "Added '{word}' (probability {p:.3f}, seed {seed}). Each layer's cache now holds {n} tokens: K and V "
-            "are each {shape}, {kib:.1f} KiB in all for this model ({per:,} bytes per token). This step ran one "
-            "token through the model; without a cache it would run all {n} again.",
-    "generated": "{n} words in {ms:.0f} ms ({per:.1f} ms a word), {cache}: '{text}'",
-    "with_cache": "with the KV cache (one token run per step)",
-    "without_cache": "without a cache (the whole sentence run again each step)",
+MESSAGES = {  # msgids (core.i18n)
+    "next": mark("After '{word}' (position {position}) the likeliest next word is '{best}', with probability "
+                 "{p:.3f}; with seed {seed} the word drawn would be '{drawn}' ({q:.3f})."),
+    "next_actual": mark("After '{word}' (position {position}) the likeliest next word is '{best}', with probability "
+                        "{p:.3f}; the sentence goes on with '{actual}', which the model gives {a:.3f}."),
+    "step": mark("Added '{word}' (probability {p:.3f}, seed {seed}). Each layer's cache now holds {n} tokens: K and "
+                 "V are each {shape}, {kib:.1f} KiB in all for this model ({per:,} bytes per token). This step ran "
+                 "one token through the model; without a cache it would run all {n} again."),
+    "generated": mark("{n} words in {ms:.0f} ms ({per:.1f} ms a word), {cache}: '{text}'"),
+    "with_cache": mark("with the KV cache (one token run per step)"),
+    "without_cache": mark("without a cache (the whole sentence run again each step)"),
+    "use_cache": mark("{value} must be true or false"),
 }
 
 
@@ -67,18 +69,37 @@ def next_words(sentence: Any, position: Any, temperature: Any, top_k: Any, seed:
     """Raw UI/API values -> the (cached) top-10 view at `position` (-1 = the last token)."""
     model, sentence, temperature, top_k, seed = settings(model, sentence, temperature, top_k, seed)
     position = whole_in("position", position, *POSITIONS)
-    return served(_next_words(model, sentence, position, temperature, top_k, seed))
+    return served(_next_words(model, sentence, position, temperature, top_k, seed, current()))
 
 
 @lru_cache(maxsize=VIEW_CACHE)
-def _next_words(name: str, sentence: str, position: int, temperature: float, top_k: int | None,
-                seed: int) -> NextWordsView:
+def _next_words(name: str, sentence: str, position: int, temperature: float, top_k: int | None, seed: int,
+                language: str) -> NextWordsView:
+    """The view in `language` (the current one), drawn from the numbers _next_numbers computed once."""
+    payload = _next_numbers(name, sentence, position, temperature, top_k, seed)
+    word, best, actual = payload["tokens"][payload["position"]], payload["candidates"][0], payload["actual"]
+    if actual is None:
+        drawn = payload["drawn"]
+        summary = t(MESSAGES["next"], word=word, position=payload["position"], best=best["word"],
+                    p=best["probability"], seed=seed, drawn=drawn["word"], q=drawn["probability"])
+    else:
+        summary = t(MESSAGES["next_actual"], word=word, position=payload["position"], best=best["word"],
+                    p=best["probability"], actual=actual["word"], a=actual["probability"])
+    chart = generate_views.next_words(payload["candidates"], word, payload["position"],
+                                      None if actual is None else actual["word"])
+    return NextWordsView(chart, summary, payload)
+
+
+@lru_cache(maxsize=VIEW_CACHE)
+def _next_numbers(name: str, sentence: str, position: int, temperature: float, top_k: int | None,
+                  seed: int) -> dict[str, Any]:
+    """The /next_words JSON, computed once however many languages ask."""
     with slots.CPU:  # the page's events skip the queue: the semaphore bounds their CPU (cached views take none)
-        return _next_words_view(name, sentence, position, temperature, top_k, seed)
+        return _next_words_payload(name, sentence, position, temperature, top_k, seed)
 
 
-def _next_words_view(name: str, sentence: str, position: int, temperature: float, top_k: int | None,
-                     seed: int) -> NextWordsView:
+def _next_words_payload(name: str, sentence: str, position: int, temperature: float, top_k: int | None,
+                        seed: int) -> dict[str, Any]:
     model, tokenizer, _ = model_for(name)
     ids = token_ids(tokenizer, sentence)
     with one_thread():
@@ -87,20 +108,11 @@ def _next_words_view(name: str, sentence: str, position: int, temperature: float
     candidates = [{"word": c.word, "token": c.token, "probability": c.probability} for c in nw.candidates]
     actual = None if nw.actual is None else {"word": nw.actual.word, "token": nw.actual.token,
                                              "probability": nw.actual.probability}
-    word, best = nw.tokens[nw.position], nw.candidates[0]
-    if actual is None:
-        summary = MESSAGES["next"].format(word=word, position=nw.position, best=best.word, p=best.probability,
-                                          seed=seed, drawn=drawn.word, q=drawn.probability)
-    else:
-        summary = MESSAGES["next_actual"].format(word=word, position=nw.position, best=best.word,
-                                                 p=best.probability, actual=actual["word"], a=actual["probability"])
-    payload = {
+    return {
         "model": name, "tokens": nw.tokens, "position": nw.position, "temperature": temperature, "top_k": top_k,
         "seed": seed, "candidates": candidates, "actual": actual,
         "drawn": {"word": drawn.word, "token": drawn.token, "probability": drawn.probability},
     }
-    chart = generate_views.next_words(candidates, word, nw.position, None if actual is None else actual["word"])
-    return NextWordsView(chart, summary, payload)
 
 
 def positions(sentence: Any, model: Any = TINY) -> tuple[int, int]:
@@ -131,23 +143,20 @@ class StepView:
 
 def step(sentence: Any, temperature: Any, top_k: Any, seed: Any, model: Any = TINY) -> StepView:
     """Raw values -> one seeded word appended; the same settings give the same word in every browser."""
-    return served(_step(*settings(model, sentence, temperature, top_k, seed)))
+    return served(_step(*settings(model, sentence, temperature, top_k, seed), current()))
 
 
 @lru_cache(maxsize=VIEW_CACHE)
-def _step(name: str, sentence: str, temperature: float, top_k: int | None, seed: int) -> StepView:
-    model, tokenizer, spaced = model_for(name)
-    ids = token_ids(tokenizer, sentence)
-    with one_thread():
-        st = predict.generate_word(model, tokenizer, ids, temperature, top_k, seed)
-        kept = cache_rows(model, [*ids, st.token])
+def _step(name: str, sentence: str, temperature: float, top_k: int | None, seed: int, language: str) -> StepView:
+    """The view in `language` (the current one), drawn from the word and cache _stepped computed once."""
+    st, kept, spaced = _stepped(name, sentence, temperature, top_k, seed)
     grown = sentence.rstrip() + " " + st.word.strip() if spaced else sentence + st.word
     seen = st.tokens[st.attention_start:]
     rows = generate_views.attention_rows(seen, st.attention, st.word)
     cache = generate_views.cache_rows([st.tokens[p] for p in kept.positions], kept.keys, kept.values,
                                       kept.layer_shape, kept.kv_heads, kept.head_dim)
-    summary = MESSAGES["step"].format(word=st.word, p=st.probability, seed=seed, n=len(kept.positions),
-                                      shape=kept.layer_shape, kib=kept.cache_bytes / 1024, per=kept.bytes_per_token)
+    summary = t(MESSAGES["step"], word=st.word, p=st.probability, seed=seed, n=len(kept.positions),
+                shape=kept.layer_shape, kib=kept.cache_bytes / 1024, per=kept.bytes_per_token)
     payload = {
         "model": name, "sentence": grown, "tokens": st.tokens, "word": st.word, "token": st.token,
         "probability": st.probability, "seed": seed, "attention_tokens": seen,
@@ -158,6 +167,17 @@ def _step(name: str, sentence: str, temperature: float, top_k: int | None, seed:
     return StepView(grown, rows, cache, summary, payload)
 
 
+@lru_cache(maxsize=VIEW_CACHE)
+def _stepped(name: str, sentence: str, temperature: float, top_k: int | None, seed: int) -> tuple:
+    """(the seeded word, the cache after it, whether the model's words are spaced): computed once."""
+    model, tokenizer, spaced = model_for(name)
+    ids = token_ids(tokenizer, sentence)
+    with one_thread():
+        st = predict.generate_word(model, tokenizer, ids, temperature, top_k, seed)
+        kept = cache_rows(model, [*ids, st.token])
+    return st, kept, spaced
+
+
 # ---- several words: /generate ---------------------------------------------------------------------
 
 
@@ -166,6 +186,7 @@ class GenerationView:
     """One table row per word, one sentence, the /generate JSON."""
 
     table: list[list]
+    headers: list[str]  # the table's column names
     summary: str
     payload: dict[str, Any]
 
@@ -176,17 +197,17 @@ def generation(sentence: Any, n_words: Any, temperature: Any, top_k: Any, seed: 
     model, sentence, temperature, top_k, seed = settings(model, sentence, temperature, top_k, seed)
     n = whole_in("n_words", n_words, 1, MAX_WORDS)
     if not isinstance(use_cache, bool):
-        raise ConfigError(f"{named('use_cache', use_cache)} must be true or false")
+        raise ConfigError(t(MESSAGES["use_cache"], value=named("use_cache", use_cache)))
     net, tokenizer, _ = model_for(model)
     ids = token_ids(tokenizer, sentence)
     with one_thread():
         g = predict.generate(net, tokenizer, ids, n, temperature, top_k, seed, use_cache)
     table = generate_views.step_rows(g.words, g.probabilities, g.cache_lengths, g.computed, g.seconds)
     total = sum(g.seconds)
-    summary = MESSAGES["generated"].format(n=n, ms=total * 1000, per=total * 1000 / n, text=g.text,
-                                           cache=MESSAGES["with_cache" if use_cache else "without_cache"])
+    summary = t(MESSAGES["generated"], n=n, ms=total * 1000, per=total * 1000 / n, text=g.text,
+                cache=t(MESSAGES["with_cache" if use_cache else "without_cache"]))
     payload = {"model": model, "temperature": temperature, "top_k": top_k, "seed": seed, **dataclasses.asdict(g)}
-    return GenerationView(table, summary, payload)
+    return GenerationView(table, generate_views.steps_headers(), summary, payload)
 
 
 __all__ = [

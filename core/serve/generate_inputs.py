@@ -12,7 +12,8 @@ import os
 from functools import lru_cache
 from typing import Any
 
-from ..config import ConfigError, choices_text, named, whole_in
+from ..config import ConfigError, named, whole_in
+from ..i18n import mark, t
 from ..lab.text import text_field
 from ..lab.tiny import tiny
 from ..model import load_gpt2
@@ -23,13 +24,14 @@ TINY, GPT2 = "tiny model (trained here)", "GPT-2 (pretrained)"
 MAX_TOKENS = 128  # a prompt longer than this is refused (the tiny model reads 64; GPT-2's trace grows as T^2)
 MAX_TOP_K = 100
 TEMPERATURE = (0.05, 3.0)  # 0 would be the argmax; top_k = 1 gives that
-MESSAGES = {
-    "model": "{value} is not one of the models; choose {choices}",
-    "gpt2_off": "GPT-2 is not switched on in this app; set ATTENTION_LAB_GPT2 to a GPT-2 checkpoint folder or "
-                "Hub id (openai-community/gpt2) and restart it",
-    "long": "the sentence has {n} tokens; the Generate tab reads at most {most}, so shorten it",
-    "temperature": "{value} must be a number from {low:g} to {high:g}; for the likeliest word every time, "
-                   "set top_k to 1",
+MESSAGES = {  # msgids (core.i18n)
+    "model": mark("{value} is not one of the models; choose {items} or {last}"),
+    "model_only": mark("{value} is not one of the models; choose {last}"),
+    "gpt2_off": mark("GPT-2 is not switched on in this app; set ATTENTION_LAB_GPT2 to a GPT-2 checkpoint folder or "
+                     "Hub id (openai-community/gpt2) and restart it"),
+    "long": mark("the sentence has {n} tokens; the Generate tab reads at most {most}, so shorten it"),
+    "temperature": mark("{value} must be a number from {low:g} to {high:g}; for the likeliest word every time, "
+                        "set top_k to 1"),
 }
 
 
@@ -52,18 +54,19 @@ def model_for(name: Any):
     if name == GPT2:
         folder = os.environ.get(ENV, "").strip()
         if not folder:
-            raise ConfigError(MESSAGES["gpt2_off"])
+            raise ConfigError(t(MESSAGES["gpt2_off"]))
         model, tokenizer = _gpt2(os.path.expanduser(folder))
         return model, tokenizer, False
-    raise ConfigError(MESSAGES["model"].format(value=named("model", name),
-                                         choices=choices_text(f"'{m}'" for m in models())))
+    *items, last = (f"'{m}'" for m in models())
+    raise ConfigError(t(MESSAGES["model" if items else "model_only"], value=named("model", name),
+                        items=", ".join(items), last=last))
 
 
 def token_ids(tokenizer, sentence: str) -> list[int]:
     """The sentence's token ids, refused past MAX_TOKENS: a long prompt would hold a worker (GPT-2's trace is T^2)."""
     ids = tokenizer.encode(sentence)
     if len(ids) > MAX_TOKENS:
-        raise ConfigError(MESSAGES["long"].format(n=len(ids), most=MAX_TOKENS))
+        raise ConfigError(t(MESSAGES["long"], n=len(ids), most=MAX_TOKENS))
     return ids
 
 
@@ -72,7 +75,7 @@ def _temperature(value: Any) -> float:
     low, high = TEMPERATURE
     ok = isinstance(value, (int, float)) and not isinstance(value, bool) and math.isfinite(value)
     if not ok or not low <= value <= high:
-        raise ConfigError(MESSAGES["temperature"].format(value=named("temperature", value), low=low, high=high))
+        raise ConfigError(t(MESSAGES["temperature"], value=named("temperature", value), low=low, high=high))
     return float(value)
 
 

@@ -19,6 +19,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from ..config import ConfigError
+from ..i18n import t
 from ..proc.sandbox import run_in_child
 
 CACHED_RUNS = 64  # finished runs kept (~50 KB each), least recently asked for dropped first
@@ -46,16 +47,16 @@ class Turns:
         ticket = object()
         with self._cond:
             if session is not None and session in self._sessions:
-                raise ConfigError("You already have a training waiting or running; let it finish (or press Stop) "
-                                  "before you start another.")
+                raise ConfigError(t("You already have a training waiting or running; let it finish (or press Stop) "
+                                    "before you start another."))
             if len(self._line) > self.max_waiting:
-                raise ConfigError(f"{len(self._line)} trainings are waiting already; try again in a minute.")
+                raise ConfigError(t("{n} trainings are waiting already; try again in a minute.", n=len(self._line)))
             self._line.append(ticket)
             if session is not None:
                 self._sessions.add(session)
             try:
                 if not self._cond.wait_for(lambda: self._line[0] is ticket, timeout=TURN_WAIT_S):
-                    raise ConfigError("The training line has not moved for 10 minutes; try again later.")
+                    raise ConfigError(t("The training line has not moved for 10 minutes; try again later."))
             except BaseException:
                 self._leave(ticket, session)
                 raise

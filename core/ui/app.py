@@ -95,7 +95,7 @@ def build_demo(registry: Registry | None = None) -> gr.Blocks:
         with gr.Tabs(overflow_behavior="wrap"):  # every tab in sight on a laptop, none behind a "⋯" menu
             for i, modname in enumerate(TABS):
                 tab = importlib.import_module(modname)
-                with gr.Tab(static(tab.TITLE)) as ctx.tab:
+                with gr.Tab(i18n.static(tab.TITLE)) as ctx.tab:  # the title: a msgid (a tab's TITLE, marked)
                     # The page's language, written by the page when it first shows the tab (before the tab's
                     # own events: Gradio runs the events of one trigger one after the other).
                     lang = gr.Textbox("en", visible=False)
@@ -108,7 +108,7 @@ def build_demo(registry: Registry | None = None) -> gr.Blocks:
         _first_values_in_language(ctx, dict(tabs))
         _first_values_translated(tabs, {*ctx.shared.get("redrawn_in_chinese", ()),
                                         *(o for _, outputs, _ in ctx.first for o in outputs)})
-        demo.lab_texts = localize(demo)
+        demo.lab_texts = localize(demo, [o for _, outputs, _ in ctx.first for o in outputs])
     gradio_seams.progress_on_one_output(demo, [tab for tab, _ in tabs])  # one per tab: a click paints sooner
     if isinstance(ctx.lab, AppLab):
         ctx.warm[-1:-1] = [ctx.lab.guard.warm]  # start the plugins' workers; the training stays last

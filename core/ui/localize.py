@@ -18,9 +18,11 @@ _UPDATE_TEXT = ("value", "label", "info", "placeholder")
 _VIEW_WORDS_OR_DATA = {"x", "y", "scale", "blocked"}
 
 
-def localize(demo: gr.Blocks) -> set[str]:
-    """Replace every static English text of demo's blocks by its translation key; returns the texts (for the catalogue)."""
+def localize(demo: gr.Blocks, computed: Any = ()) -> set[str]:
+    """Replace every static English text of demo's blocks by its translation key; returns the texts (for the catalogue).
+    `computed`: blocks whose value a tab computes again in the page's language (AppContext.first_values): not keyed."""
     texts: set[str] = set()
+    computed = {id(block) for block in computed}
 
     def keyed(text: Any) -> Any:
         new = i18n.static(text)
@@ -34,7 +36,7 @@ def localize(demo: gr.Blocks) -> set[str]:
                 setattr(block, attr, keyed(getattr(block, attr)))
         if "al-example" in (block.elem_classes or []):
             continue  # example sentences (a button, a dropdown's choices): text the model reads, in its own language
-        if isinstance(block, (gr.Markdown, gr.Button)) and isinstance(block.value, str):
+        if isinstance(block, (gr.Markdown, gr.Button)) and isinstance(block.value, str) and id(block) not in computed:
             block.value = keyed(block.value)  # (a DownloadButton is a Button: its value is a file, never text)
         if isinstance(block, (gr.Dropdown, gr.Radio)) and block.choices:  # a name shown as itself stays a name
             block.choices = [(label if label == value and i18n.is_name(label) else keyed(label), value)
@@ -82,9 +84,10 @@ def _walk(value: Any) -> Any:
     return value
 
 
-# What a page in another language runs to learn it, when it first shows a tab (<html lang> is Gradio's).
+# What a page in another language runs to learn it, when it first shows a tab (<html lang> is Gradio's): its primary
+# language ("es" for es-MX; zh-CN for any Chinese), so any language the catalogues hold gets the tabs' first values.
 PAGE_LANG_JS = """() => { const lang = (document.documentElement.lang || navigator.language || "en").toLowerCase();
-  return lang.startsWith("en") ? "en" : lang; }"""  # (its value only fires the change: the server reads the cookie)
+  return lang.startsWith("zh") ? "zh-CN" : lang.split("-")[0]; }"""
 
 
 def first_values_by_tab(tabs: list[gr.Tab]) -> list[tuple[gr.Tab, list[Any], list[Any]]]:

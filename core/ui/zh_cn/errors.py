@@ -12,13 +12,9 @@ EXACT: dict[str, str] = {
     "The replacement word is empty; type a word to put at that position.": "替换词是空的；请输入一个要放到该位置的词。",
     "type a sentence first, for example: the fox that the child saw was hungry , so the fox slept .":
         "请先输入一个句子，例如：the fox that the child saw was hungry , so the fox slept .",
-    "type a sentence first, for example: 合同 违约金 过高 ， 它 可能": "请先输入一个句子，例如：合同 违约金 过高 ， 它 可能",
     "type a sentence first": "请先输入一个句子",
     "options values must be numbers, true/false or text": "选项的值必须是数字、true/false 或文本",
     # ---- the app (ui/common.py, ui/inputs.py, serve/*)
-    "You already have a training waiting or running; let it finish (or press Stop) before you start another.":
-        "你已经有一个训练在排队或运行；请等它结束（或按“停止”）再开始新的训练。",
-    "The training line has not moved for 10 minutes; try again later.": "训练队列已经 10 分钟没有动了；请稍后再试。",
     "this view cannot be exported as a PNG": "这个视图不能导出为 PNG",
     "ablate must be a JSON list of [layer, head] pairs, like [[0, 1], [5, 3]]":
         "ablate 必须是 [层, 头] 对组成的 JSON 列表，例如 [[0, 1], [5, 3]]",
@@ -82,7 +78,6 @@ TEMPLATES: list[tuple[str, str]] = [
     ("{name}={value} must be a number, 0 (always the likeliest word) or more",
      "{name}={value} 必须是一个大于或等于 0 的数（0 表示总是选最可能的词）"),
     ("{name}={value} must be a whole number from 1 to {most}", "{name}={value} 必须是 1 到 {most} 之间的整数"),
-    ("{n} trainings are waiting already; try again in a minute.", "已经有 {n} 个训练在排队；请过一分钟再试。"),
 ]
 
 PHRASES: dict[str, str] = {

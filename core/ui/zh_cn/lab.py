@@ -43,10 +43,6 @@ EXACT: dict[str, str] = {
     "spread out": "分散",
     "the token just before": "紧挨着的前一个词元",
     "the token itself": "这个词元自身",
-    # ---- Experiments (ui/experiments_tab.py)
-    "served from the cache": "直接取自缓存",
-    "served from the cache.": "直接取自缓存。",
-    "Stopped: not cached.": "已停止：不写入缓存。",
     # ---- Plugins tab statuses
     "ok": "正常",
     "(none)": "（无）",
@@ -75,17 +71,6 @@ TEMPLATES: list[tuple[str, str]] = [
     # ---- the trained tiny model
     ("Measured: {others}.", "实测：{others}。"),
     ("head {h}: {name}", "头 {h}：{name}"),
-    # ---- Experiments
-    ("**{state}.** Training loss: with mask {tl_m}, without mask **{tl_u}** bits/word. Honest loss: with mask {hl_m}, "
-     "without mask **{hl_u}** bits/word.",
-     "**{state}。** 训练损失：有掩码 {tl_m}，无掩码 **{tl_u}** bits/词。诚实损失：有掩码 {hl_m}，"
-     "无掩码 **{hl_u}** bits/词。"),
-    ("{steps} steps in {seconds} s (stopped: not cached)", "{steps} 步，用时 {seconds} 秒（已停止：不写入缓存）"),
-    ("served from the cache (stopped: not cached)", "直接取自缓存（已停止：不写入缓存）"),
-    ("{steps} steps in {seconds} s.", "{steps} 步，用时 {seconds} 秒。"),
-    ("{steps} steps in {seconds} s", "{steps} 步，用时 {seconds} 秒"),
-    ("Max weight: scaled {s}, unscaled **{u}**; gradient at the softmax input: scaled {gs}, unscaled **{gu}**.",
-     "最大权重：缩放 {s}，不缩放 **{u}**；softmax 输入处的梯度：缩放 {gs}，不缩放 **{gu}**。"),
     ("step {n} of {total}", "第 {n} 步，共 {total} 步"),
     # ---- a lab link (ui/lab_link.py)
     ("sentence is longer than {n} characters, more than the lab reads", "句子超过了 {n} 个字符，比实验室读取的还长"),
