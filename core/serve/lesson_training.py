@@ -11,8 +11,10 @@ from __future__ import annotations
 from typing import Any
 
 from ..config import ConfigError
+from ..i18n import mark, t
 from ..lab.experiments import MaskParams, MaskRun, ScaleParams, ScaleRun, mask_summary, scale_summary
-from ..lab.lesson_format import PANEL_PAST, safe_markdown
+from ..lab.lesson_keys import PANEL_PAST
+from ..render.tokens import markdown_text
 from ..render.web import stamp
 from . import runs
 from .experiments import chart
@@ -21,16 +23,16 @@ PARAMS = {"mask": MaskParams(), "scale": ScaleParams()}  # the runs warm() train
 EMPTY = {"mask": MaskRun, "scale": ScaleRun}  # a run with no step yet: the chart's axes and legend
 SAMPLE_WORDS = 12  # of each 20-word sample: enough to read the mask-free model's repetition, and one screen
 MESSAGES = {
-    "mask": "Training loss without the mask {unmasked} bits per word, with it {masked}; honest loss (each word from "
-            "its prefix alone) {unmasked_honest} against {masked_honest}.",
-    "samples": "Generated word by word, with the mask: '{masked}'; without: '{unmasked}'.",
-    "mask_title": "Loss with and without the mask",  # (the tab's title, about the honest loss, is wider than a step)
-    "scale": "Without √d the largest weight in a row reaches {unscaled} (1 = one-hot), with it {scaled}; the "
-             "gradient reaching the softmax input is {grad_unscaled} against {grad_scaled}.",
-    "training": "The class's run is still training ({percent}% done): these are its curves so far; come back to "
-                "this step in a few seconds for its figures.",
-    "waiting": "The class's run has not started yet: the app trains it after start-up, or press Train both in the "
-               "Experiments tab; then come back to this step.",
+    "mask": mark("Training loss without the mask {unmasked} bits per word, with it {masked}; honest loss (each word "
+                 "from its prefix alone) {unmasked_honest} against {masked_honest}."),
+    "samples": mark("Generated word by word, with the mask: '{masked}'; without: '{unmasked}'."),
+    "mask_title": mark("Loss with and without the mask"),  # (the tab's title, about the honest loss, is wider)
+    "scale": mark("Without √d the largest weight in a row reaches {unscaled} (1 = one-hot), with it {scaled}; the "
+                  "gradient reaching the softmax input is {grad_unscaled} against {grad_scaled}."),
+    "training": mark("The class's run is still training ({percent}% done): these are its curves so far; come back "
+                     "to this step in a few seconds for its figures."),
+    "waiting": mark("The class's run has not started yet: the app trains it after start-up, or press Train both in "
+                    "the Experiments tab; then come back to this step."),
 }
 
 
@@ -42,19 +44,19 @@ def training(st: dict[str, Any]) -> tuple[dict, str]:
     run = runs.peek((kind, p))
     data = _panel(kind, chart(kind, run if run is not None else EMPTY[kind](p)), st.get("panel", 0))
     if run is None:
-        return data, MESSAGES["waiting"]
+        return data, t(MESSAGES["waiting"])
     if not run.done:
-        return data, MESSAGES["training"].format(percent=round(100 * run.fraction_done))
+        return data, t(MESSAGES["training"], percent=round(100 * run.fraction_done))
     return data, (_mask_check(run) if kind == "mask" else _scale_check(run))
 
 
 def _panel(kind: str, data: dict, k: int) -> dict:
     """One panel of a chart, with the legend of its own lines (the mask chart's under a title a step can fit)."""
     if k >= len(data["panels"]):  # e.g. panel: 1 of the mask run's one panel: said, never another panel shown
-        raise ConfigError(PANEL_PAST.format(panel=k, last=len(data["panels"]) - 1))
+        raise ConfigError(t(PANEL_PAST, panel=k, last=len(data["panels"]) - 1))
     panel = data["panels"][k]
     if kind == "mask":
-        panel = {**panel, "title": MESSAGES["mask_title"]}
+        panel = {**panel, "title": t(MESSAGES["mask_title"])}
     names = {s["name"] for s in panel["series"]} | {h["name"] for h in panel.get("hlines", ())}
     legend = [e for e in data.get("legend", ()) if e["text"] in names]
     return {**data, "panels": [panel], "legend": legend, "stamp": stamp(data["stamp"], panel["title"], len(legend))}
@@ -64,9 +66,9 @@ def _mask_check(run: MaskRun) -> str:
     """Training loss (its last steps' mean) and honest loss of both models, then both samples: all from the run."""
     s = mask_summary(run)
     tl, hl = s["train_loss"], s["honest_loss"]
-    figures = MESSAGES["mask"].format(unmasked=f"{tl['unmasked']:.2f}", masked=f"{tl['masked']:.2f}",
-                                      unmasked_honest=f"{hl['unmasked']:.2f}", masked_honest=f"{hl['masked']:.2f}")
-    samples = MESSAGES["samples"].format(**{k: _start(v) for k, v in run.samples.items()})
+    figures = t(MESSAGES["mask"], unmasked=f"{tl['unmasked']:.2f}", masked=f"{tl['masked']:.2f}",
+                unmasked_honest=f"{hl['unmasked']:.2f}", masked_honest=f"{hl['masked']:.2f}")
+    samples = t(MESSAGES["samples"], **{k: _start(v) for k, v in run.samples.items()})
     return f"{figures}  \n{samples}"
 
 
@@ -74,11 +76,11 @@ def _scale_check(run: ScaleRun) -> str:
     """The last step's largest weight and gradient at the softmax input, without and with √d."""
     s = scale_summary(run)
     mw, g = s["max_weight"], s["softmax_input_grad_norm"]
-    return MESSAGES["scale"].format(unscaled=f"{mw['unscaled']:.2f}", scaled=f"{mw['scaled']:.2f}",
-                                    grad_unscaled=f"{g['unscaled']:.4f}", grad_scaled=f"{g['scaled']:.4f}")
+    return t(MESSAGES["scale"], unscaled=f"{mw['unscaled']:.2f}", scaled=f"{mw['scaled']:.2f}",
+             grad_unscaled=f"{g['unscaled']:.4f}", grad_scaled=f"{g['scaled']:.4f}")
 
 
 def _start(sample: str) -> str:
     """A sample's first words, as plain text in the check's Markdown (the model's words: escaped, never markup)."""
     words = sample.split()
-    return safe_markdown(" ".join(words[:SAMPLE_WORDS]) + (" …" if len(words) > SAMPLE_WORDS else ""))
+    return markdown_text(" ".join(words[:SAMPLE_WORDS]) + (" …" if len(words) > SAMPLE_WORDS else ""))
