@@ -43,7 +43,7 @@ def run(args: argparse.Namespace) -> int:
                     if mine or lesson.source == "checked"), key=lambda lesson: lesson.path)
     for lesson in shown:
         for step in lesson.steps:
-            height = lesson_fit.height(step, lesson.language)
+            height = lesson_fit.height(step)
             if height > lesson_fit.ROOM:
                 print(t(MESSAGES["tall"], file=Path(lesson.path).name, line=step.line, title=repr(step.title),
                         height=height, room=lesson_fit.ROOM))

@@ -44,7 +44,7 @@ LAB_TABS = {  # the lab tab a step continues in (core.ui module names)
     "cost": "cost_tab", "dropout": "attention_tab", "training": "experiments_tab",
 }
 MESSAGES = {
-    "weight": mark("{query} → {key}: {weight}"),  # (the tokens as Markdown that shows them as typed)
+    "weight": mark("{query} → {key}: {weight:.2f}"),  # (the tokens as Markdown that shows them as typed)
     "row": mark("row={row} is past the sentence's last token; choose 0 to {last}"),
     "key": mark("key={row} is past the sentence's last token; choose 0 to {last}"),
     "cost": mark("Measured offline at T = {T}: one call of the naive path grew memory by {naive} MiB, the fused "
@@ -143,7 +143,7 @@ def _row(st: dict[str, Any], T: int, default: int | None) -> int | None:
 
 def weight_line(query: str, key: str, weight: float) -> str:
     """The check of a lit row: its token, the key's and the weight (the tokens shown as typed, never as Markdown)."""
-    return t(MESSAGES["weight"], query=markdown_text(query), key=markdown_text(key), weight=f"{weight:.2f}")
+    return t(MESSAGES["weight"], query=markdown_text(query), key=markdown_text(key), weight=float(weight))
 
 
 @lru_cache(maxsize=256)

@@ -8,7 +8,7 @@ from typing import Any
 
 import gradio as gr
 
-from core.i18n import mark, t, t_n
+from core.i18n import mark, t
 from core.lab.lesson_format import MISTAKES, MODES
 from core.render.tokens import visible
 from core.serve import lessons
@@ -36,8 +36,7 @@ MESSAGES = {
     "where": mark("step {n} of {total}"),
     "loaded": mark("Lessons loaded: {names}"),  # the names: a name stays a name in every language
     "none": mark("No lesson loaded."),
-    "failed_one": mark("{n} lesson file did not load; the other lessons did:"),
-    "failed_many": mark("{n} lesson files did not load; the other lessons did:"),
+    "failed": mark("Lesson files that did not load ({n}); the other lessons did:"),
     "failed_lesson": mark("lesson {name}: {sentence}"),  # a file that got as far as naming its lesson
     "not_loaded": mark("The lesson {name} did not load, so it is not shown: {sentence}"),
     "unknown": mark("There is no lesson called {name}; choose one from the list above."),
@@ -101,7 +100,7 @@ def failed_html(shelf) -> str:
         return ""
     n = len(shelf.errors)
     items = "".join(f"<li>{html.escape(visible(_failure(e)))}</li>" for e in shelf.errors)
-    title = t_n(MESSAGES["failed_one"], MESSAGES["failed_many"], n)
+    title = t(MESSAGES["failed"], n=n)
     return f'<div class="al-lesson-failed" role="note"><p>{html.escape(title)}</p><ul>{items}</ul></div>'
 
 
