@@ -30,8 +30,8 @@ KINDS = {  # what a path that is not a regular file is, in words
     stat.S_IFBLK: mark("a device"), stat.S_IFSOCK: mark("a socket"),
 }
 MESSAGES = {  # (a lesson file's sentence starts with its name; an image's is quoted after "cannot be shown:")
-    "outside": mark("this file is a link to a file outside the lesson's folder; lessons and their images are read "
-                    "only from inside it"),
+    "outside": mark("this file is outside the lesson's folder, or a link to a file outside it; lessons and their "
+                    "images are read only from inside the folder"),
     "kind": mark("this is {kind}, not a file; lessons and their images are plain files"),
     "big": mark("this file is {size:,} bytes, more than the {most:,} bytes allowed"),
     "utf8": mark("this file is not UTF-8 text (byte {at:,} cannot be read); save it as UTF-8"),
