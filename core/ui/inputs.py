@@ -21,7 +21,6 @@ from core.lab.session import switch
 from core.lab.text import KEPT_CHARS as TEXT_CAP
 from core.lab.text import text_field
 
-
 MAX_NESTING = 32  # levels of lists, objects (or their brackets in a text) any value may have: the lab's take 2
 MAX_ITEMS = 100_000  # values in one input, all levels together
 MESSAGES = {
