@@ -27,7 +27,8 @@ from core.lab.text import MAX_CHARS, text_field
 
 from . import i18n, trained_panel
 from .common import sentence_of
-from .link_js import TEXT, UNZIP_JS, copy_js, replace_js
+from . import link_js
+from .link_js import TEXT, UNZIP_JS, copy_js
 
 __all__ = ["KEYS", "TABS", "TEXT", "Link", "copy_js", "read", "replace_js", "said", "unzipped", "wire_copy",
            "wire_reader"]
@@ -243,3 +244,10 @@ def wire_reader(ctx, inputs: list, controls: dict[str, list], order: list[str]) 
     own = [c for cs in controls.values() for c in cs]
     ctx.shared["demo"].load(opened, None, [*inputs, *own, *switched], api_visibility="private", show_progress="hidden").then(
         None, None, None, js=js)
+
+
+def replace_js(tabs: Mapping[str, str]) -> str:
+    """Open in the lab's page code (core/ui/link_js.py): the address bar then holds the lab link of the step's state.
+    `tabs`: a lesson view -> the tab module it continues in."""
+    names = {view: next((n for n, m in TABS.items() if m == module), None) for view, module in tabs.items()}
+    return link_js.replace_js(names)

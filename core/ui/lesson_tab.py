@@ -73,7 +73,7 @@ STYLE = """<style>
 #lesson-text img { max-width: 100%; max-height: 300px; }
 #lesson-failed:not(:has(.al-lesson-failed)) { display: none !important; }
 .al-lesson-failed { font-size: 15px; line-height: 1.35; border-left: 5px solid #b3261e; padding: 4px 10px;
-                    background: #fdf0ef; color: #1f1f1f; }
+                    background: #fdf0ef; color: #1f1f1f; max-height: 30vh; overflow-y: auto; margin-bottom: 8px; }
 .al-lesson-failed p, .al-lesson-failed ul { margin: 0 !important; }
 .al-lesson-failed ul { padding-left: 18px; }
 #lesson-check, #lesson-check p { font-size: 20px !important; font-weight: 500; line-height: 1.3; }
@@ -105,7 +105,10 @@ def failed_html(shelf) -> str:
 
 
 def _failure(error) -> str:
-    return t(MESSAGES["failed_lesson"], name=error.lesson, sentence=str(error)) if error.lesson else str(error)
+    """A file's sentence, with its lesson's name first when the file's own name does not say it."""
+    if error.lesson and error.lesson != error.file.removesuffix(".md").split(".")[0]:
+        return t(MESSAGES["failed_lesson"], name=error.lesson, sentence=str(error))
+    return str(error)
 
 
 def loaded_text(shelf, names: list[str]) -> str:
