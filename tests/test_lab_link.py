@@ -54,7 +54,7 @@ BAD = {
     "variant": ("nope", "variant='nope' is not registered; choose one of: gqa, multi-head"),
     "sentence": ("x" * (MAX_CHARS + 1), f"sentence is longer than {MAX_CHARS:,} characters"),
     "options": ('{"windo": 3}', "unknown option 'windo'; this variant takes no options"),
-    "tab": ("settings", "tab='settings' is not a tab a link opens; choose 'attention', 'step' or 'causality'"),
+    "tab": ("settings", "tab='settings' is not a tab a link opens; choose one of 'attention', 'step', 'causality'"),
     "weights": ("Trained", "weights='Trained' is not a Weights switch a link sets; choose 'random' or 'trained'"),
 }
 
@@ -103,8 +103,8 @@ def test_every_problem_is_said_in_one_sentence_in_the_pages_language(variants):
     english = lab_link.said(link.problems)
     assert english.startswith("Not taken from the link: ") and english.endswith(".")
     assert english.count("; tab=") == 1 and english.count("; weights=") == 1 and "\n" not in english
-    with i18n.speaking("zh-CN"):
-        chinese = lab_link.said(link.problems)
+    with i18n.speaking("zh-CN"):  # as a page's request reads its link: in the page's language
+        chinese = lab_link.said(read({key: raw for key, (raw, _) in BAD.items()}, variants).problems)
     assert chinese.startswith("链接中这些设置没有采用：") and chinese.endswith("。")
     assert not i18n.leftover(re.sub(r"choose one of: [^；]*|'x+…'", "", chinese)), chinese
     assert lab_link.said([]) == ""

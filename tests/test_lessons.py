@@ -211,3 +211,27 @@ def test_docs_lessons_names_every_view_and_every_key_and_its_example_is_a_lesson
     for name in ("chapter", "v1-v2", "by-hand"):
         steps = len(fmt.read(lesson_shelf.BUILT_IN / f"{name}.md").steps)
         assert re.search(rf"\| `{name}` \|[^\n]*\| {steps} \|", docs), name
+
+
+@pytest.mark.parametrize("language, where, missing, dropout", [
+    ("zh-CN", "第 2 步，共 9 步", "没有叫 'nope' 的课程", "条连接中丢掉了"),
+    ("es", "paso 2 de 9", "No hay ninguna lección llamada 'nope'", "se eliminan"),
+])
+def test_the_lesson_tab_and_its_checks_speak_the_pages_language(registry, language, where, missing, dropout):
+    import html
+
+    from core import i18n
+    from core.serve import lessons
+    from core.serve.plugins import AppLab
+    from core.ui import lesson_tab
+
+    shelf = lessons.load(registry)
+    step = next(s for s in shelf.get("v1-v2").steps if s.view == "dropout")
+    english = lessons.show(AppLab(registry), step.view, lessons.state(step))
+    with i18n.speaking(language):
+        said = lessons.show(AppLab(registry), step.view, lessons.state(step))  # (the same cached numbers)
+        assert where in lesson_tab.where_html("v1-v2", 2, 9)
+        assert missing in html.unescape(lesson_tab.missing_html(shelf, "nope"))
+        assert lesson_tab.loaded_text(shelf, ["chapter"]) != "Lessons loaded: chapter (en, zh-CN)"
+    assert dropout in said.check and said.check != english.check and english.check.startswith("p = 0.5: ")
+    assert said.view["heads"][0]["title"] != english.view["heads"][0]["title"]  # "evaluation", in its language

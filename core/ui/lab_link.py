@@ -25,9 +25,8 @@ from core.i18n import mark, t
 from core.lab.session import MAX_OPTIONS_CHARS, seed_value, switch
 from core.lab.text import MAX_CHARS, text_field
 
-from . import i18n, trained_panel
+from . import i18n, link_js, trained_panel
 from .common import sentence_of
-from . import link_js
 from .link_js import TEXT, UNZIP_JS, copy_js
 
 __all__ = ["KEYS", "TABS", "TEXT", "Link", "copy_js", "read", "replace_js", "said", "unzipped", "wire_copy",
@@ -42,7 +41,7 @@ MESSAGES = {
     "and": mark("{first}; {second}"),  # two of them, in the order they were read
     "long": mark("sentence is longer than {n} characters, more than the lab reads"),
     "variant": mark("variant={name} is not registered; choose one of: {known}"),
-    "tab": mark("tab={tab} is not a tab a link opens; choose {tabs}"),
+    "tab": mark("tab={tab} is not a tab a link opens; choose one of {tabs}"),
     "weights": mark("weights={value} is not a Weights switch a link sets; choose 'random' or 'trained'"),
     "zipped": mark("z= is not a link this lab wrote; copy the link again"),
 }
@@ -96,7 +95,7 @@ def read(params: Mapping[str, Any], variants: Mapping[str, Any], heads: tuple[in
             problems.append(str(exc))
     tab = params.get("tab")
     if tab is not None and tab not in TABS:
-        problems.append(t(MESSAGES["tab"], tab=_quoted(tab), tabs=choices_text(repr(name) for name in TABS)))
+        problems.append(t(MESSAGES["tab"], tab=_quoted(tab), tabs=", ".join(repr(name) for name in TABS)))
         tab = None
     weights = params.get("weights")
     if weights is not None and weights not in WEIGHTS:
