@@ -76,6 +76,7 @@ REFUSED = {  # file -> words its one sentence must hold (a file of the folder, r
     "windw.md": "line 9: the variant sliding-window refuses these settings: unknown option 'windw'",
     "nested.md": "line 9: the variant sliding-window refuses these settings: option window={'a': 1} has the wrong type",
     "heads.md": "line 8: the variant multi-head refuses these settings: n_heads=3 does not divide d_model=16",
+    "kv-heads.md": "line 10: the variant gqa refuses these settings: n_kv_heads=3 does not divide n_heads=4",
     "panel.md": "line 8: panel=2 is past this chart's last panel; choose 0 to 1",
     "key.md": "line 8: view heatmaps does not read 'card'",
     "deep.md": "line 8: options is a JSON object",
@@ -128,6 +129,7 @@ def build(folder: Path, other: str = "other.invalid:9") -> dict[str, str]:
     one("windw.md", 'view: heatmaps\nvariant: sliding-window\noptions: {"windw": 2}')
     one("nested.md", 'view: heatmaps\nvariant: sliding-window\noptions: {"window": {"a": 1}}')
     one("heads.md", "view: heatmaps\nheads: 3")
+    one("kv-heads.md", 'view: heatmaps\nvariant: gqa\nheads: 4\noptions: {"n_kv_heads": 3}')
     one("panel.md", "view: cost\npanel: 2")
     one("key.md", "view: heatmaps\ncard: zero-fill")
     one("deep.md", "view: heatmaps\noptions: " + "[" * 100_000)

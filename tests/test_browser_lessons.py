@@ -105,11 +105,10 @@ def at_step(page, name: str, k: int) -> None:
 def shows(page, lab, step) -> None:
     """The view drawn is the step's preset one (its stamp), its row lit; everything fits 1024×768, and the text is
     as tall as the estimate `attention-lab lesson check` warns by (core.lab.lesson_fit) says, within 10%."""
+    from core import i18n
     from core.lab import lesson_fit
     from core.render import matrix
     from core.serve import lessons
-
-    from core import i18n
 
     with i18n.speaking(getattr(page, "lang", "en")):  # (a view's titles, and so its stamp, are in the page's language)
         shown = lessons.show(lab, step.view, lessons.state(step))

@@ -20,6 +20,7 @@ import pytest
 from core import i18n
 from core.lab import lesson_fit, lesson_shelf
 from core.lab import lesson_format as fmt
+from core.lab.lesson_values import Known
 from core.registry import load_registry
 from core.render.lesson_html import ALLOWED, WRAPPER
 from tests.hostile_lessons import LOADED, SECRET, build
@@ -42,7 +43,7 @@ def read_in_time(place, registry, seconds: float = 60.0) -> lesson_shelf.Shelf:
     """The app's shelf of the folder, read in a thread: a read that blocks (a named pipe opened) fails the test."""
     out: list = []
     reader = threading.Thread(target=lambda: out.append(lesson_shelf.shelf(
-        [(lesson_shelf.BUILT_IN, "built-in"), (place, "teacher")], dict(registry.variants))), daemon=True)
+        [(lesson_shelf.BUILT_IN, "built-in"), (place, "teacher")], Known.of(registry))), daemon=True)
     reader.start()
     reader.join(seconds)
     assert out, f"reading the lesson folder took more than {seconds} s (a named pipe or a device read whole?)"

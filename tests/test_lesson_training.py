@@ -18,10 +18,10 @@ NUMBER = re.compile(r"\d+\.\d+")
 
 
 def in_chinese(text: str) -> bool:
+    """A text a Chinese page was given reads in Chinese (the model's quoted words aside)."""
     from core.ui import i18n
 
-    chinese = i18n.tr(text, "zh-CN")
-    return bool(re.search(r"[\u4e00-\u9fff]", chinese)) and not i18n.leftover(chinese)
+    return bool(re.search(r"[\u4e00-\u9fff]", text)) and not i18n.leftover(text)
 
 
 @pytest.fixture(scope="module")
@@ -36,9 +36,13 @@ def step_of(registry, experiment: str, language: str = "en") -> fmt.Step:
     return next(s for s in steps if s.view == "training" and s.state.get("experiment") == experiment)
 
 
-def shown(step: fmt.Step, monkeypatch, params) -> lessons.Shown:
+def shown(step: fmt.Step, monkeypatch, params, language: str = "en") -> lessons.Shown:
+    """The step as a page in `language` is shown it."""
+    from core import i18n
+
     monkeypatch.setitem(lesson_training.PARAMS, step.state["experiment"], params)
-    return lessons.show(None, step.view, lessons.state(step))
+    with i18n.speaking(language):
+        return lessons.show(None, step.view, lessons.state(step))
 
 
 def test_the_mask_step_comes_after_the_future_token_edit_in_both_languages(registry):
@@ -71,10 +75,9 @@ def test_the_mask_steps_check_reports_the_shared_runs_own_figures(registry, monk
     drawn = s.view["panels"][0]["series"][1]  # the unmasked model's training loss, every step
     assert drawn["y"] == pytest.approx(run.unmasked) and len(drawn["x"]) == SMALL_MASK.steps
 
-    from core.ui import i18n
-
-    assert in_chinese(s.check) and in_chinese(s.view["panels"][0]["title"])  # the samples: quoted, kept as made
-    assert NUMBER.findall(i18n.tr(s.check, "zh-CN")) == NUMBER.findall(s.check)
+    zh = shown(step_of(registry, "mask"), monkeypatch, SMALL_MASK, "zh-CN")
+    assert in_chinese(zh.check) and in_chinese(zh.view["panels"][0]["title"])  # the samples: quoted, kept as made
+    assert NUMBER.findall(zh.check) == NUMBER.findall(s.check)
 
 
 def test_the_scale_steps_check_reports_the_runs_largest_weight_and_gradient(registry, monkeypatch):
@@ -84,8 +87,9 @@ def test_the_scale_steps_check_reports_the_runs_largest_weight_and_gradient(regi
         [run.max_weight["unscaled"][-1], run.max_weight["scaled"][-1], run.grad_norm["unscaled"][-1],
          run.grad_norm["scaled"][-1]], abs=5e-3, rel=5e-3)
     assert s.view["panels"][0]["title"] == "Gradient reaching the softmax input"  # panel: 2, the only one shown
-    assert in_chinese(s.check) and len(s.view["panels"]) == 1 and [e["text"] for e in s.view["legend"]] == ["scores / √d",
+    assert len(s.view["panels"]) == 1 and [e["text"] for e in s.view["legend"]] == ["scores / √d",
                                                                                     "raw scores (no scaling)"]
+    assert in_chinese(shown(step_of(registry, "scale"), monkeypatch, SMALL_SCALE, "zh-CN").check)
 
 
 def test_a_run_not_started_is_said_and_the_step_starts_nothing(registry, monkeypatch):
@@ -93,7 +97,8 @@ def test_a_run_not_started_is_said_and_the_step_starts_nothing(registry, monkeyp
     monkeypatch.setattr(runs, "apart", lambda *a: calls.append(a))
     never = ex.MaskParams(steps=20, seed=987654)  # nobody trained it
     s = shown(step_of(registry, "mask"), monkeypatch, never)
-    assert s.check == lesson_training.MESSAGES["waiting"] and calls == [] and in_chinese(s.check)
+    assert s.check == lesson_training.MESSAGES["waiting"] and calls == []
+    assert in_chinese(shown(step_of(registry, "mask"), monkeypatch, never, "zh-CN").check)
     assert all(line["x"] == [] for line in s.view["panels"][0]["series"])  # the axes, no curve yet
     assert runs.peek(("mask", never)) is None
 
@@ -107,7 +112,8 @@ def test_a_run_still_training_shows_its_curves_so_far_and_its_fraction_done(regi
         run = runs.peek(("mask", p))
         assert not run.done and len(run.steps) >= len(first.steps)
         percent = int(re.search(r"\((\d+)% done\)", s.check).group(1))
-        assert percent < 100 and percent <= round(100 * run.fraction_done) and in_chinese(s.check)
+        assert percent < 100 and percent <= round(100 * run.fraction_done)
+        assert in_chinese(shown(step_of(registry, "mask"), monkeypatch, p, "zh-CN").check)
         assert 0 < len(s.view["panels"][0]["series"][0]["x"]) < p.steps
     finally:
         trainer.close()  # its worker stops; nothing cached

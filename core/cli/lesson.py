@@ -26,6 +26,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 def run(args: argparse.Namespace) -> int:
     from core.lab import lesson_fit, lesson_shelf
+    from core.lab.lesson_values import Known
     from core.registry import load_registry
 
     registry = load_registry(entry_points=not args.no_entry_points)
@@ -35,7 +36,7 @@ def run(args: argparse.Namespace) -> int:
     mine = here == built_in or built_in in here.parents
     # The app's shelf: the built-in lessons first (a teacher's `chapter` clashes with them), then the files checked.
     places = ([] if mine else [(built_in, lesson_shelf.BUILT_IN_SOURCE)]) + [(checked, "checked")]
-    shelf = lesson_shelf.shelf(places, dict(registry.variants))
+    shelf = lesson_shelf.shelf(places, Known.of(registry))
     theirs = [e for e in shelf.errors if mine or built_in not in Path(e.path).resolve().parents]
     for error in theirs:
         print(error, file=sys.stderr)

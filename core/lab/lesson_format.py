@@ -32,6 +32,7 @@ from typing import Any
 
 from ..config import AttentionConfig, ConfigError, excerpt
 from ..i18n import mark
+from ..variant import construct
 from .lesson_errors import LessonError, Mistake
 from .lesson_files import folder_of, read_text
 from .lesson_keys import (
@@ -221,8 +222,11 @@ def _check_settings(r: Reading) -> None:
         """Why the variant refuses the settings ("" when it takes them), said in the current language."""
         st = {**DEFAULTS, **{k: v for k, v in r.state.items() if k in reads}}
         try:
-            AttentionConfig(d_model=st["d_model"], n_heads=st["heads"], options=st["options"]).with_options(
-                tuple(getattr(variant, "options", ())))
+            config = AttentionConfig(d_model=st["d_model"], n_heads=st["heads"], options=st["options"])
+            if name in getattr(r.variants, "trusted", ()):
+                construct(variant, config)  # a built-in's own checks too (gqa: n_kv_heads divides n_heads)
+            else:  # (a plugin's build() runs only in its worker process: its Options say what it takes)
+                config.with_options(tuple(getattr(variant, "options", ())))
         except (ConfigError, TypeError, ValueError) as exc:
             return str(exc)
         return ""

@@ -8,7 +8,8 @@ from __future__ import annotations
 
 import json
 import re
-from collections.abc import Mapping
+from collections.abc import Iterator, Mapping
+from dataclasses import dataclass, field
 from typing import Any
 
 from ..config import excerpt
@@ -30,7 +31,32 @@ MESSAGES = {
 }
 
 
-Variants = Mapping[str, Any] | set[str] | None  # the registry's variants (name -> Variant), or their names only
+@dataclass(frozen=True)
+class Known(Mapping):
+    """The variants a lesson may name (name -> Variant), and those whose build() may run in this process to check a
+    step's settings: the built-ins (a plugin's build() runs only in its worker; its Options say what it takes)."""
+
+    variants: Mapping[str, Any]
+    trusted: frozenset[str] = field(default_factory=frozenset)
+
+    @classmethod
+    def of(cls, registry: Any) -> Known:
+        plugins = dict(getattr(registry, "plugins", {}) or {})
+        variants = dict(getattr(registry, "variants", {}) or {})
+        built_in = {n for n, v in variants.items() if getattr(plugins.get(getattr(v, "plugin", "")), "builtin", False)}
+        return cls(variants, frozenset(built_in))
+
+    def __getitem__(self, name: str) -> Any:
+        return self.variants[name]
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self.variants)
+
+    def __len__(self) -> int:
+        return len(self.variants)
+
+
+Variants = Known | Mapping[str, Any] | set[str] | None  # the registry's variants (name -> Variant), or their names
 
 
 def _bool(text: str) -> bool | None:

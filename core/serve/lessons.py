@@ -21,6 +21,7 @@ from ..i18n import current, mark, t
 from ..lab import lesson_format, lesson_keys, lesson_shelf
 from ..lab.lesson_format import STAGES
 from ..lab.lesson_shelf import Shelf
+from ..lab.lesson_values import Known
 from ..lab.pronoun import CHAPTER_SENTENCE
 from ..render import matrix
 from ..render.lesson_html import step_html
@@ -73,7 +74,7 @@ def places(registry: Any) -> list[tuple[str, str]]:
 def load(registry: Any) -> Shelf:
     """Every lesson the app offers; a file with a mistake is one sentence in .errors (and in the server's log) and
     the rest still load. The registry's variants check each step's variant and options, as the views will."""
-    shelf = lesson_shelf.shelf(places(registry), dict(getattr(registry, "variants", {})) or None)
+    shelf = lesson_shelf.shelf(places(registry), Known.of(registry) if getattr(registry, "variants", None) else None)
     for error in shelf.errors:
         log.warning("lesson not loaded: %s", error)
     return shelf
