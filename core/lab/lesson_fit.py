@@ -11,8 +11,8 @@ serif a Debian browser uses; other systems' are narrower, so the estimate errs t
 character 1 em, words wrapped whole; a paragraph line 27 px, a title line 32.5 px, a code line 24 px, an image
 IMAGE px (its largest), the margins between blocks. CHECK is 104 px, four lines of the check (the built-in steps'
 checks run from one to seven lines: a long one is the view's, not the file's). Measured in Chromium on the built-in
-lessons, the estimate is within 7% of every step's drawn text in both languages (tests/test_lesson_fit.py);
-docs/lessons.md, "One screen", says it in words.
+lessons, the estimate is within 7% of every step's drawn text in both languages (tests/test_browser_lessons.py
+holds it to 10%); docs/lessons.md, "One screen", says it in words.
 """
 
 from __future__ import annotations
