@@ -179,7 +179,7 @@ def test_an_argument_nested_1100_deep_is_one_sentence_naming_it_not_the_apology(
 
 def test_the_bound_on_any_value_is_generic():
     from core.config import ConfigError
-    from core.ui.inputs import MAX_ITEMS, MAX_NESTING, bounded
+    from core.serve.limits import MAX_ITEMS, MAX_NESTING, bounded
 
     deep: list = []  # one level
     for _ in range(MAX_NESTING - 1):

@@ -76,7 +76,7 @@ def load(registry: Any) -> Shelf:
     the rest still load. The registry's variants check each step's variant and options, as the views will."""
     shelf = lesson_shelf.shelf(places(registry), Known.of(registry) if getattr(registry, "variants", None) else None)
     for error in shelf.errors:
-        log.warning("lesson not loaded: %s", error)
+        log.warning("lesson not loaded: %s", error, extra={"lab_key": f"{error.path}:{error.line}"})  # (one each)
     return shelf
 
 

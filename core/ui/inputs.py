@@ -16,51 +16,10 @@ from typing import Any
 import gradio as gr
 
 from core.config import ConfigError, Option, choices_text, excerpt, named
-from core.i18n import mark, t
 from core.lab.session import switch
 from core.lab.text import KEPT_CHARS as TEXT_CAP
 from core.lab.text import text_field
-
-MAX_NESTING = 32  # levels of lists, objects (or their brackets in a text) any value may have: the lab's take 2
-MAX_ITEMS = 100_000  # values in one input, all levels together
-MESSAGES = {
-    "nested": mark("{name} nests {depth} levels deep; the lab reads at most {most}, so send it as the page does"),
-    "deep": mark("{name} nests lists or objects more than {most} levels deep; send it as the page does"),
-    "items": mark("{name} holds more than {most:,} values; send it as the page does"),
-}
-
-
-def bounded(name: str, value: Any) -> None:
-    """Any input's shape, whatever its control: at most MAX_NESTING levels of lists and objects, and in a text at most
-    MAX_NESTING open brackets ([ or {), so no handler's JSON reader recurses past Python's limit (a RecursionError
-    would be the apology, not a sentence); at most MAX_ITEMS values. ConfigError naming the field otherwise."""
-    if isinstance(value, str):
-        depth = deepest = 0
-        for ch in value:
-            if ch in "[{":
-                depth += 1
-                deepest = max(deepest, depth)
-            elif ch in "]}":
-                depth = max(depth - 1, 0)
-        if deepest > MAX_NESTING:
-            raise ConfigError(t(MESSAGES["nested"], name=name, depth=f"{deepest:,}", most=MAX_NESTING))
-        return
-    if not isinstance(value, (list, tuple, dict)):
-        return
-    level, items, deepest = [value], 0, 1
-    while level:  # breadth first, one level at a time: no recursion
-        deeper = []
-        for v in level:
-            children = v.values() if isinstance(v, dict) else v
-            items += len(children)
-            if items > MAX_ITEMS:
-                raise ConfigError(t(MESSAGES["items"], name=name, most=MAX_ITEMS))
-            deeper += [c for c in children if isinstance(c, (list, tuple, dict))]
-        if deeper:
-            deepest += 1
-            if deepest > MAX_NESTING:
-                raise ConfigError(t(MESSAGES["deep"], name=name, most=MAX_NESTING))
-        level = deeper
+from core.serve.limits import bounded
 
 
 def check_value(block: Any, name: str, value: Any) -> Any:

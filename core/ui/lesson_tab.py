@@ -75,6 +75,7 @@ STYLE = """<style>
 .al-lesson-failed { font-size: 15px; line-height: 1.35; border-left: 5px solid #b3261e; padding: 4px 10px;
                     background: #fdf0ef; color: #1f1f1f; max-height: 30vh; overflow-y: auto; margin-bottom: 8px; }
 .al-lesson-failed p, .al-lesson-failed ul { margin: 0 !important; }
+.al-lesson-failed, .al-lesson-missing { overflow-wrap: anywhere; }
 .al-lesson-failed ul { padding-left: 18px; }
 #lesson-check, #lesson-check p { font-size: 20px !important; font-weight: 500; line-height: 1.3; }
 #lesson-check { border-left: 5px solid #0072B2; padding-left: 10px; }
