@@ -9,11 +9,8 @@ as `?z=` (the same keys, deflated) when the readable form would be long; both re
 
 from __future__ import annotations
 
-import base64
-import binascii
 import html
 import json
-import zlib
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
@@ -24,6 +21,7 @@ from core.config import AttentionConfig, ConfigError, choices_text, parse_option
 from core.i18n import mark, t
 from core.lab.session import MAX_OPTIONS_CHARS, seed_value, switch
 from core.lab.text import MAX_CHARS, text_field
+from core.serve.link_state import unzipped
 
 from . import i18n, link_js, trained_panel
 from .common import sentence_of
@@ -43,9 +41,7 @@ MESSAGES = {
     "variant": mark("variant={name} is not registered; choose one of: {known}"),
     "tab": mark("tab={tab} is not a tab a link opens; choose one of {tabs}"),
     "weights": mark("weights={value} is not a Weights switch a link sets; choose 'random' or 'trained'"),
-    "zipped": mark("z= is not a link this lab wrote; copy the link again"),
 }
-ZIPPED_MAX = 65_536  # bytes a ?z= may inflate to: a whole state is a few KB
 WARNING_SECONDS = 15
 
 
@@ -102,24 +98,6 @@ def read(params: Mapping[str, Any], variants: Mapping[str, Any], heads: tuple[in
         problems.append(t(MESSAGES["weights"], value=_quoted(str(weights))))
         weights = None
     return Link(values, options, tab, weights, tuple(problems))
-
-
-def unzipped(raw: Any) -> dict[str, str]:
-    """A ?z= parameter (JSON of the link's keys, deflate-raw, base64url: core/ui/link_js.py) -> the parameters it
-    holds; ConfigError in one sentence for anything the page did not write (inflating at most ZIPPED_MAX bytes)."""
-    try:
-        text = raw if isinstance(raw, str) else ""
-        packed = base64.urlsafe_b64decode(text + "=" * (-len(text) % 4))
-        inflate = zlib.decompressobj(-15)
-        data = inflate.decompress(packed, ZIPPED_MAX)
-        if inflate.unconsumed_tail or not inflate.eof:
-            raise ValueError("too long or cut")
-        obj = json.loads(data.decode("utf-8"))
-    except (ValueError, binascii.Error, zlib.error, RecursionError):
-        raise ConfigError(t(MESSAGES["zipped"])) from None
-    if not isinstance(obj, dict) or not all(isinstance(k, str) and isinstance(v, str) for k, v in obj.items()):
-        raise ConfigError(t(MESSAGES["zipped"]))
-    return obj
 
 
 def said(problems: Iterable[str]) -> str:
