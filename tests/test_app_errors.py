@@ -154,3 +154,41 @@ def test_values_no_page_sends_are_still_one_sentence_on_the_unqueued_and_trained
     r = httpx.post(app_url + "gradio_api/run/predict",
                    json={"data": [["a"], {"x": 1}], "fn_index": positions, "session_hash": "refused"}, timeout=60)
     assert r.status_code == 200, r.text[:300]
+
+
+# ---- a malformed argument's shape (nesting, size) is bounded where every input is checked, for every endpoint ----
+
+
+def test_an_argument_nested_1100_deep_is_one_sentence_naming_it_not_the_apology(client):
+    """/model_attention's ablate is text a handler reads as JSON: 1,100 nested lists would recurse past Python's
+    limit (a RecursionError, then the apology); the check every input passes refuses it first, naming the field."""
+    from core.ui.common import APOLOGY
+
+    for ablate, depth in (("[" * 1100 + "]" * 1100, "1,100"), ('{"a": ' * 40 + "1" + "}" * 40, "40")):
+        with pytest.raises(AppError) as err:
+            client.predict("the fox that the child saw was", "tiny", True, True, ablate, api_name="/model_attention")
+        message = str(err.value)
+        assert message == f"ablate nests {depth} levels deep; the lab reads at most 32, so send it as the page does"
+        assert APOLOGY not in message
+    with pytest.raises(AppError, match="^sentence nests 33 levels deep"):  # any endpoint, any text field
+        client.predict("[" * 33 + " a b", api_name="/attention")
+    summary, _ = client.predict("the fox that the child saw was", "tiny", True, True, "[[0, 1]]",
+                                api_name="/model_attention")
+    assert "1 head(s) zeroed" in summary  # and the app keeps serving
+
+
+def test_the_bound_on_any_value_is_generic():
+    from core.config import ConfigError
+    from core.serve.limits import MAX_ITEMS, MAX_NESTING, bounded
+
+    deep: list = []  # one level
+    for _ in range(MAX_NESTING - 1):
+        deep = [deep]
+    bounded("x", deep)  # 32 levels (and 32 brackets in a text) are fine
+    bounded("x", "[" * MAX_NESTING + "]" * MAX_NESTING + " and ] stray } closers")
+    with pytest.raises(ConfigError, match="^x nests lists or objects more than 32 levels deep"):
+        bounded("x", [deep])
+    with pytest.raises(ConfigError, match="^x nests lists or objects more than 32 levels deep"):
+        bounded("x", {"a": [deep]})
+    with pytest.raises(ConfigError, match=f"^x holds more than {MAX_ITEMS:,} values"):
+        bounded("x", [[0] * 1000 for _ in range(101)])

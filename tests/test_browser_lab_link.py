@@ -244,3 +244,54 @@ def test_copy_link_while_the_trained_model_is_shown_writes_weights_trained(brows
         assert sentence == EXAMPLES[0] and sentence != attention_tab.SENTENCE  # the trained panel's, not the other's
     finally:
         page.context.close()
+
+
+def chinese(n: int, seed: int = 31) -> str:
+    """n Chinese characters drawn at random (the worst case for compression): a sentence the app accepts."""
+    import random
+
+    pick = random.Random(seed)
+    return "".join(chr(pick.randint(0x4E00, 0x9FA5)) for _ in range(n))
+
+
+def test_copy_link_of_a_1000_character_chinese_sentence_opens(browser, app_url):
+    """Percent-encoded it would be 9 KB, past the 8 KB the server reads (a 414): the page writes it as ?z=."""
+    from core.serve.errors import MAX_URL_BYTES
+
+    sentence = chinese(1000)
+    page = new_page(browser, app_url)
+    try:
+        open_tab(page, "Attention")
+        drawn(page)
+        type_sentence(page, sentence)
+        page.locator("#lab-link-copy").click()
+        page.locator(".al-link-pop.al-shown").wait_for()
+        url = page.locator("#lab-link-url").input_value()
+        parts = urlsplit(url)
+        assert len(parts.path) + len(parts.query) <= MAX_URL_BYTES and parts.query.startswith("z="), len(url)
+    finally:
+        page.context.close()
+    other = new_page(browser, url)
+    try:
+        assert other.goto(url).status == 200
+        other.wait_for_function("s => { const t = document.querySelector('#sentence textarea');"
+                                " return t && t.offsetParent && t.value === s; }", arg=sentence)
+        other.wait_for_selector(f"{VIEW}[data-stamp]:not([data-stamp=''])")
+    finally:
+        other.context.close()
+
+
+def test_copy_link_of_a_state_no_address_can_hold_says_so_in_one_sentence(browser, app_url):
+    page = new_page(browser, app_url)
+    try:
+        open_tab(page, "Attention")
+        drawn(page)
+        type_sentence(page, chinese(4096))  # the most the app reads: 12 KB of UTF-8 that no deflate halves
+        page.locator("#lab-link-copy").click()
+        page.locator(".al-link-pop.al-shown").wait_for()
+        assert page.locator(".al-link-note").inner_text() == (
+            "This view's link would be longer than the 8,192 bytes the lab reads, because its sentence is long; "
+            "shorten the sentence to share it.")
+        assert not page.locator("#lab-link-url").is_visible() and page.evaluate("() => location.search") == ""
+    finally:
+        page.context.close()

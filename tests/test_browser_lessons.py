@@ -103,11 +103,15 @@ def at_step(page, name: str, k: int) -> None:
 
 
 def shows(page, lab, step) -> None:
-    """The view drawn is the step's preset one (its stamp), its row lit; everything fits 1024×768."""
+    """The view drawn is the step's preset one (its stamp), its row lit; everything fits 1024×768, and the text is
+    as tall as the estimate `attention-lab lesson check` warns by (core.lab.lesson_fit) says, within 10%."""
+    from core import i18n
+    from core.lab import lesson_fit
     from core.render import matrix
     from core.serve import lessons
 
-    shown = lessons.show(lab, step.view, lessons.state(step))
+    with i18n.speaking(getattr(page, "lang", "en")):  # (a view's titles, and so its stamp, are in the page's language)
+        shown = lessons.show(lab, step.view, lessons.state(step))
     if shown.view is not None:
         page.wait_for_function("s => { const r = document.querySelector('#lesson-view .al-root'); "
                                "return r && r.dataset.stamp === s; }", arg=matrix.drawn_stamp(shown.view))
@@ -116,6 +120,8 @@ def shows(page, lab, step) -> None:
         assert lit.split(" ")[0] == str(shown.view["highlight"]), (step.title, lit)
     assert page.evaluate(FITS) == [], step.title
     assert page.evaluate(LEGIBLE) == [], step.title
+    drawn = page.locator("#lesson-text").bounding_box()["height"]  # what `lesson check`'s estimate says of its text
+    assert abs(lesson_fit.text_height(step.title, step.text) - drawn) <= 0.1 * drawn, (step.title, drawn)
     if step.view == "training":  # the class's finished run: the page's check reads its figures, in either language
         figures = re.findall(r"\d+\.\d+", shown.check)
         assert len(figures) == 4 and re.findall(r"\d+\.\d+", page.locator("#lesson-check").inner_text()) == figures

@@ -54,7 +54,7 @@ BAD = {
     "variant": ("nope", "variant='nope' is not registered; choose one of: gqa, multi-head"),
     "sentence": ("x" * (MAX_CHARS + 1), f"sentence is longer than {MAX_CHARS:,} characters"),
     "options": ('{"windo": 3}', "unknown option 'windo'; this variant takes no options"),
-    "tab": ("settings", "tab='settings' is not a tab a link opens; choose 'attention', 'step' or 'causality'"),
+    "tab": ("settings", "tab='settings' is not a tab a link opens; choose one of 'attention', 'step', 'causality'"),
     "weights": ("Trained", "weights='Trained' is not a Weights switch a link sets; choose 'random' or 'trained'"),
 }
 
@@ -103,8 +103,8 @@ def test_every_problem_is_said_in_one_sentence_in_the_pages_language(variants):
     english = lab_link.said(link.problems)
     assert english.startswith("Not taken from the link: ") and english.endswith(".")
     assert english.count("; tab=") == 1 and english.count("; weights=") == 1 and "\n" not in english
-    with i18n.speaking("zh-CN"):
-        chinese = lab_link.said(link.problems)
+    with i18n.speaking("zh-CN"):  # as a page's request reads its link: in the page's language
+        chinese = lab_link.said(read({key: raw for key, (raw, _) in BAD.items()}, variants).problems)
     assert chinese.startswith("链接中这些设置没有采用：") and chinese.endswith("。")
     assert not i18n.leftover(re.sub(r"choose one of: [^；]*|'x+…'", "", chinese)), chinese
     assert lab_link.said([]) == ""
@@ -115,7 +115,44 @@ def test_a_value_no_browser_sends_is_refused_never_raised(variants):
     assert set(link.values) == set() and len(link.problems) == 5
 
 
-def test_the_link_texts_read_in_chinese():
-    for text in [*lab_link.TEXT.values(), lab_link.MESSAGES["skipped"]]:
-        assert not i18n.missing(text), text
-    assert "链接已复制" in lab_link.copy_js() and "Link copied" in lab_link.copy_js()
+def test_the_link_texts_read_in_chinese_and_spanish():
+    from core import i18n as core_i18n
+    from core.serve.link_state import MESSAGES as STATE
+
+    for text in [*lab_link.TEXT.values(), lab_link.MESSAGES["skipped"], STATE["zipped"]]:
+        for language in ("zh-CN", "es"):
+            assert core_i18n.lookup(text, language) != text, (language, text)
+    js = lab_link.copy_js()
+    assert "链接已复制" in js and "Link copied" in js and "Enlace copiado" in js
+
+
+def zipped(params: dict) -> str:
+    """What the page's Copy link writes for a long state (core/ui/link_js.py): JSON, deflate-raw, base64url."""
+    import base64
+    import zlib
+
+    packer = zlib.compressobj(9, zlib.DEFLATED, -15)
+    data = packer.compress(json.dumps(params).encode()) + packer.flush()
+    return base64.urlsafe_b64encode(data).decode().rstrip("=")
+
+
+def test_a_long_link_is_one_deflated_parameter_read_back_whole(variants):
+    sentence = "这份合同中的违约金过高，它可能存在风险。" * 50  # 1,000 characters
+    state = {"sentence": sentence, "variant": "gqa", "causal": "false", "heads": "4", "options": '{"n_kv_heads": 2}',
+             "tab": "step"}
+    z = zipped(state)
+    assert len(z) < 8000 < len(sentence.encode()) * 3  # percent-encoded, it would be 9 KB
+    link = read({"z": z}, variants)
+    assert not link.problems and link.tab == "step" and link.options == {"n_kv_heads": 2}
+    assert link.values["sentence"] == sentence and link.values["causal"] is False and link.values["heads"] == 4
+    assert read({"z": z, "heads": "2"}, variants).values["heads"] == 2  # a plain key beside it wins
+
+
+@pytest.mark.parametrize("z", [
+    "not base64 at all!", zipped({"sentence": ["a", "list"]}), zipped(["a"]), "AAAA",
+    zipped({"sentence": "a" * 70_000}),  # inflates past 64 KB: refused before it is read whole
+    zipped({"sentence": "x"})[:-4],  # cut short
+])
+def test_a_z_the_page_did_not_write_is_one_sentence_and_the_page_opens(variants, z):
+    link = read({"z": z}, variants)
+    assert link.values == {} and link.problems == ("z= is not a link this lab wrote; copy the link again",)

@@ -68,8 +68,9 @@ def test_the_mask_steps_check_reports_the_shared_runs_own_figures(registry, monk
     assert (unmasked_honest, masked_honest) == pytest.approx(
         (run.unmasked_honest[-1], run.masked_honest[-1]), abs=0.005)
     assert unmasked < masked and unmasked_honest > unmasked  # it peeked; scored honestly, it cannot
+    read = re.sub(r"\\(.)", r"\1", samples)  # the Markdown as the page shows it (the model's words: escaped)
     for model in ("masked", "unmasked"):  # each sample's first words, as the model generated them
-        assert f"'{' '.join(run.samples[model].split()[:lesson_training.SAMPLE_WORDS])} …'" in samples, model
+        assert f"'{' '.join(run.samples[model].split()[:lesson_training.SAMPLE_WORDS])} …'" in read, model
     assert s.view["kind"] == "chart" and s.view["height"] == lessons.HEIGHT
     drawn = s.view["panels"][0]["series"][1]  # the unmasked model's training loss, every step
     assert drawn["y"] == pytest.approx(run.unmasked) and len(drawn["x"]) == SMALL_MASK.steps
@@ -152,8 +153,15 @@ def test_a_step_can_pick_the_scale_runs_loss_panel(monkeypatch):
     ("cost", "panel: 2", 1),  # time and memory
 ])
 def test_a_panel_past_the_charts_last_is_one_sentence_not_another_panel(monkeypatch, view, state, last):
-    step = a_step(f"view: {view}\n{state}")
+    """Refused when the lesson is read (the app and `lesson check` alike, at the panel's line), and by the view itself
+    for a state made any other way."""
+    panel = int(state.rsplit(": ", 1)[1])
+    said = f"panel={panel} is past this chart's last panel; choose 0 to {last}"
+    with pytest.raises(fmt.LessonError) as caught:
+        a_step(f"view: {view}\n{state}")
+    assert str(caught.value).endswith(f"line {8 + state.count(chr(10))}: {said}"), str(caught.value)
+    step = fmt.Step("t", view, dict(a_step(f"view: {view}").state, panel=panel), (), "", 1)
     monkeypatch.setitem(lesson_training.PARAMS, "mask", ex.MaskParams(steps=20, seed=987654))  # nobody trained it
     with pytest.raises(lessons.ConfigError) as caught:
         lessons.show(None, step.view, lessons.state(step))
-    assert str(caught.value) == f"panel={step.state['panel']} is past this chart's last panel; choose 0 to {last}"
+    assert str(caught.value) == said

@@ -86,7 +86,7 @@ def test_a_broken_lesson_costs_only_itself_and_a_teachers_folder_adds_lessons(re
     shelf = lessons.load(registry)
     assert {"chapter", "v1-v2", "by-hand", "my-lesson"} <= set(shelf.names())
     assert shelf.get("my-lesson").source == lessons.ENV
-    assert len(shelf.errors) == 1 and shelf.errors[0].startswith("wrong.md line 8: variant 'flash' is not registered")
+    assert len(shelf.errors) == 1 and str(shelf.errors[0]).startswith("wrong.md line 8: variant 'flash' is not registered")
 
 
 def test_a_folder_that_is_not_there_is_said_and_the_built_ins_still_load(registry, tmp_path, monkeypatch):
@@ -94,7 +94,7 @@ def test_a_folder_that_is_not_there_is_said_and_the_built_ins_still_load(registr
 
     monkeypatch.setenv(lessons.ENV, str(tmp_path / "nowhere"))
     shelf = lessons.load(registry)
-    assert "chapter" in shelf.names() and len(shelf.errors) == 1 and "no such folder" in shelf.errors[0]
+    assert "chapter" in shelf.names() and len(shelf.errors) == 1 and "no such folder" in str(shelf.errors[0])
 
 
 def test_two_lessons_with_one_name_keep_the_first_and_say_so(tmp_path):
@@ -102,12 +102,15 @@ def test_two_lessons_with_one_name_keep_the_first_and_say_so(tmp_path):
     (tmp_path / "b.md").write_text(GOOD, encoding="utf-8")
     shelf = lesson_shelf.shelf([(tmp_path, "test")])
     assert Path(shelf.get("my-lesson").path).name == "a.md"
-    assert shelf.errors == ["b.md line 2: lesson 'my-lesson' (en) is already loaded from a.md; rename it"]
+    assert [str(e) for e in shelf.errors] == ["b.md line 2: lesson 'my-lesson' (en) is already loaded from a.md; rename it"]
 
 
 def test_a_lessons_text_never_carries_html():
-    text = fmt.safe_markdown('<img src=x onerror="alert(1)"> a & b, and `x < y` in code')
-    assert "<img" not in text and "&lt;img" in text and "a &amp; b" in text and "`x < y`" in text
+    from core.render.lesson_html import step_html
+
+    text = step_html("T", '<img src=x onerror="alert(1)"> a & b, and `x < y` in code, \\`<b>x</b>\\`')
+    assert "<img" not in text and "&lt;img" in text and "a &amp; b" in text and "<code>x &lt; y</code>" in text
+    assert "<b>" not in text and "&lt;b&gt;x&lt;/b&gt;" in text  # a backslash-escaped backtick fools nothing
 
 
 def test_the_formats_lists_are_the_labs_own():
@@ -208,3 +211,27 @@ def test_docs_lessons_names_every_view_and_every_key_and_its_example_is_a_lesson
     for name in ("chapter", "v1-v2", "by-hand"):
         steps = len(fmt.read(lesson_shelf.BUILT_IN / f"{name}.md").steps)
         assert re.search(rf"\| `{name}` \|[^\n]*\| {steps} \|", docs), name
+
+
+@pytest.mark.parametrize("language, where, missing, dropout", [
+    ("zh-CN", "第 2 步，共 9 步", "没有叫 'nope' 的课程", "条连接中丢掉了"),
+    ("es", "paso 2 de 9", "No hay ninguna lección llamada 'nope'", "se eliminan"),
+])
+def test_the_lesson_tab_and_its_checks_speak_the_pages_language(registry, language, where, missing, dropout):
+    import html
+
+    from core import i18n
+    from core.serve import lessons
+    from core.serve.plugins import AppLab
+    from core.ui import lesson_tab
+
+    shelf = lessons.load(registry)
+    step = next(s for s in shelf.get("v1-v2").steps if s.view == "dropout")
+    english = lessons.show(AppLab(registry), step.view, lessons.state(step))
+    with i18n.speaking(language):
+        said = lessons.show(AppLab(registry), step.view, lessons.state(step))  # (the same cached numbers)
+        assert where in lesson_tab.where_html("v1-v2", 2, 9)
+        assert missing in html.unescape(lesson_tab.missing_html(shelf, "nope"))
+        assert lesson_tab.loaded_text(shelf, ["chapter"]) != "Lessons loaded: chapter (en, zh-CN)"
+    assert dropout in said.check and said.check != english.check and english.check.startswith("p = 0.5: ")
+    assert said.view["heads"][0]["title"] != english.view["heads"][0]["title"]  # "evaluation", in its language

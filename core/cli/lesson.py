@@ -1,11 +1,20 @@
-"""`attention-lab lesson check FILE`: read a lesson file as the app does; exit 1 with the one sentence if it has a mistake."""
+"""`attention-lab lesson check FILE`: read lesson files as the app does; exit 1 with each file's sentence if any has a
+mistake the app would refuse, and warn (exit 0) when a step is estimated too tall for a 1024×768 screen."""
 
 from __future__ import annotations
 
 import argparse
 import sys
+from pathlib import Path
+
+from core.i18n import mark, t
 
 HELP = "check a lesson file (exit 1 with the sentence that names its file and line)"
+MESSAGES = {
+    "ok": mark("{file}: lesson {name} ({language}), {n} steps, ok"),
+    "tall": mark("warning: {file} line {line}: step {title} is about {height} px tall, more than the {room} px a "
+                 "1024×768 screen has for it; shorten its text (docs/lessons.md, \"One screen\")"),
+}
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -16,18 +25,29 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from core.lab.lesson_format import LessonError, read
-    from core.lab.lesson_shelf import files
+    from core.lab import lesson_fit, lesson_shelf
+    from core.lab.lesson_values import Known
     from core.registry import load_registry
 
-    variants = set(load_registry(entry_points=not args.no_entry_points).variants)
-    failed = 0
-    for path in files(args.file):
-        try:
-            lesson = read(path, variants)
-        except LessonError as exc:
-            print(exc, file=sys.stderr)
-            failed += 1
-            continue
-        print(f"{path.name}: lesson {lesson.name!r} ({lesson.language}), {len(lesson.steps)} steps, ok")
-    return 1 if failed else 0
+    registry = load_registry(entry_points=not args.no_entry_points)
+    checked = Path(args.file)
+    built_in = lesson_shelf.BUILT_IN.resolve()
+    here = checked.resolve() if checked.exists() else checked
+    mine = here == built_in or built_in in here.parents
+    # The app's shelf: the built-in lessons first (a teacher's `chapter` clashes with them), then the files checked.
+    places = ([] if mine else [(built_in, lesson_shelf.BUILT_IN_SOURCE)]) + [(checked, "checked")]
+    shelf = lesson_shelf.shelf(places, Known.of(registry))
+    theirs = [e for e in shelf.errors if mine or built_in not in Path(e.path).resolve().parents]
+    for error in theirs:
+        print(error, file=sys.stderr)
+    shown = sorted((lesson for versions in shelf.lessons.values() for lesson in versions.values()
+                    if mine or lesson.source == "checked"), key=lambda lesson: lesson.path)
+    for lesson in shown:
+        for step in lesson.steps:
+            height = lesson_fit.height(step)
+            if height > lesson_fit.ROOM:
+                print(t(MESSAGES["tall"], file=Path(lesson.path).name, line=step.line, title=repr(step.title),
+                        height=height, room=lesson_fit.ROOM))
+        print(t(MESSAGES["ok"], file=Path(lesson.path).name, name=repr(lesson.name), language=lesson.language,
+                n=len(lesson.steps)))
+    return 1 if theirs else 0

@@ -6,8 +6,10 @@ like the parser: the CLI's `lesson check` and the app both read them.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
+
+from ..i18n import mark
 
 LANGUAGES = ("en", "zh-CN")
 STAGES = ("Q", "K", "V", "scores", "scaled", "masked", "weights", "context", "output")  # = core.lab.steps'
@@ -18,7 +20,7 @@ D_MODELS = (4, 8, 16, 32, 64)
 EXPERIMENTS = ("mask", "scale")  # = core.serve.lesson_training.PARAMS
 DROPOUT = (0.1, 0.2, 0.3, 0.5)  # a lesson's dropout rates (0.5: the classic chapter's example)
 PANELS = 4  # the most panels of any chart a step shows (training's scale run: weight, entropy, gradient, loss)
-PANEL_PAST = "panel={panel} is past this chart's last panel; choose 0 to {last}"  # a chart with fewer panels
+PANEL_PAST = mark("panel={panel} is past this chart's last panel; choose 0 to {last}")  # a chart with fewer panels
 
 
 @dataclass(frozen=True)
@@ -60,15 +62,31 @@ KEYS: dict[str, Key] = {
 }
 
 RANDOM = ("sentence", "variant", "causal", "scaled", "heads", "d_model", "seed", "options")
+DEFAULTS: dict[str, Any] = {  # what a key the step does not set takes: the lab's own defaults (docs/lessons.md)
+    "sentence": "The cat sat on the mat because it was tired", "variant": "multi-head", "causal": True,
+    "scaled": True, "heads": 2, "d_model": 16, "seed": 0, "options": {}, "head": 0, "layer": 0,
+    "stage": "weights", "dropout": 0.5, "position": 3, "replacement": "dog", "mistake": "none", "card": "softmax-dim",
+    "mode": "zero", "experiment": "mask",
+}
 
 
 @dataclass(frozen=True)
 class View:
-    """A view a step can show: what it is, the state keys it reads, the controls it can offer."""
+    """A view a step can show: what it is, the state keys it reads, the controls it can offer, and for a chart its
+    panels (`panel:` counts from 0): a number, or by the value of another key (training's by its experiment)."""
 
     help: str
     keys: tuple[str, ...]
     controls: tuple[str, ...] = ()
+    panels: int = 0  # 0: not a chart of panels
+    panels_by: tuple[str, dict[str, int]] | None = field(default=None, hash=False)  # (key, {its value: panels})
+
+    def panel_count(self, state: dict[str, Any]) -> int:
+        """How many panels this view's chart has for a step's state (its experiment, for training)."""
+        if self.panels_by is None:
+            return self.panels
+        key, counts = self.panels_by
+        return counts[state.get(key, DEFAULTS[key])]
 
 
 VIEWS: dict[str, View] = {
@@ -87,17 +105,18 @@ VIEWS: dict[str, View] = {
     "three-ways": View("masking three ways: -inf before softmax, zero then renormalise, zero only",
                        ("sentence", "seed"), ("sentence",)),
     "sqrt-d": View("why divide by √d: the largest weight (panel 0) or a row's entropy (1) against the width d",
-                   ("panel",)),
+                   ("panel",), panels=2),
     "transfer": View("copy SelfAttention_v2's weights into _v1 and compare the outputs", ("seed", "mistake"),
                      ("mistake",)),
     "failure": View("a spot-the-bug card: the wrong line's weights beside the fix's", ("card",)),
     "interventions": View("each trained head's weight on its pattern (panel 0), what removing it costs on held-out "
-                          "text (1) and on the word after 它 可能 (2)", ("sentence", "mode", "panel"), ("mode",)),
+                          "text (1) and on the word after 它 可能 (2)", ("sentence", "mode", "panel"), ("mode",), panels=3),
     "dropout": View("one head's weights before and after dropout in training mode: links zeroed, the rest scaled "
                     "by 1/(1-p)", (*RANDOM, "head", "dropout")),
     "training": View("the class's training run (the Experiments tab), finished or so far: training and honest loss "
                      "with and without the mask (mask, one panel), or the largest weight (panel 0), entropy (1), "
-                     "gradient (2), training loss (3) with and without √d (scale)", ("experiment", "panel")),
-    "cost": View("the square that grows: time (panel 0) and memory (1) against the length T (measured)", ("panel",)),
+                     "gradient (2), training loss (3) with and without √d (scale)", ("experiment", "panel"),
+                     panels_by=("experiment", {"mask": 1, "scale": 4})),
+    "cost": View("the square that grows: time (panel 0) and memory (1) against the length T (measured)", ("panel",), panels=2),
 }
 CONTROL_MAX = 3

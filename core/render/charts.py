@@ -26,6 +26,7 @@ from typing import Any
 
 from ..i18n import mark, t
 from . import colors
+from .tokens import visible
 from .web import stamp
 
 HOVER = mark("{series}: {x_label} {x} → {y_label} {y}")  # hover templates: the page fills them in
@@ -33,9 +34,10 @@ BAR_HOVER = mark("{x}: {y_label} {y}")
 
 
 def short(text: str, n: int = 16) -> str:
-    """A user's word in a title: at most n characters (a pasted paragraph must not push the chart away)."""
+    """A user's word in a title: at most n characters (a pasted paragraph must not push the chart away), every
+    character visible (core.render.tokens)."""
     chars = list(str(text))
-    return "".join(chars[: n - 1]) + "…" if len(chars) > n else str(text)
+    return visible("".join(chars[: n - 1]) + "…" if len(chars) > n else str(text))
 
 
 def axis(label: str, log: int = 0, **kw: Any) -> dict:

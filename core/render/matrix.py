@@ -4,7 +4,7 @@ The data contract (JSON; every string is drawn as text, never parsed as HTML):
 
     kind        "heatmaps" (one matrix per head), "modelview" (layers x heads as small multiples)
     stamp       names what is drawn; the page writes it to data-stamp after drawing (tests wait for it)
-    rows        row tokens (queries), in order; labels read "i token"
+    rows        row tokens (queries), in order, made visible (core.render.tokens: ⟨U+202E⟩); labels read "i token"
     cols        column labels when they are not the row tokens (e.g. "q0".."q7" for Q); omitted = rows
     col_tokens  True when cols are tokens too (a key/value cache): clicks highlight columns as well
     heads       [{"title", "values", "blocked" (0/1, absent = none), "extra" (absent = none: a second number the
@@ -41,6 +41,7 @@ import numpy as np
 from ..i18n import current, mark, t
 from ..lab.session import CHECK
 from . import colors
+from .tokens import all_visible, visible
 from .web import stamp
 
 VALUES_UP_TO = 16  # tokens: write each value in its cell up to this many rows
@@ -160,13 +161,15 @@ def heatmaps(
     mats = [np.asarray(m, dtype=float) for m in mats]
     scale = scale or weight_scale()
     labels = {**words(LABELS), **(labels or {})}  # (a caller's own labels: already in the request's language)
+    if labels.get("warning"):
+        labels["warning"] = visible(labels["warning"])
     blocked_h = None
     if blocked is not None:
         b = np.asarray(blocked, dtype=bool)
         blocked_h = [b] * len(mats) if b.ndim == 2 else list(np.broadcast_to(b, (len(mats), *b.shape[-2:])))
     heads = []
     for h, m in enumerate(mats):
-        head: dict[str, Any] = {"title": titles[h], "values": packed(m)}
+        head: dict[str, Any] = {"title": visible(titles[h]), "values": packed(m)}
         if blocked_h is not None and blocked_h[h].any():
             head["blocked"] = packed(blocked_h[h], "u8")
         if extra is not None:
@@ -178,7 +181,7 @@ def heatmaps(
             legend.append({"swatch": "blocked", "text": labels["blocked"]})
     data: dict[str, Any] = {
         "kind": "heatmaps",
-        "rows": list(tokens),
+        "rows": all_visible(tokens),  # a bidi override or a zero-width space drawn as ⟨U+202E⟩, never raw
         "heads": heads,
         "scale": scale,
         "show_values": len(tokens) <= VALUES_UP_TO,
@@ -189,7 +192,7 @@ def heatmaps(
         **layout,
     }
     if cols is not None:
-        data["cols"] = list(cols)
+        data["cols"] = all_visible(cols)
     if headview:
         data["headview"] = {"labels": labels}
     data["stamp"] = stamp(data["rows"], data.get("cols"), [h["title"] for h in heads], _digest(heads),
@@ -308,11 +311,11 @@ def model_view(tokens: Sequence[str], weights: Any, titles: Sequence[Sequence[st
     row lit first (a pronoun's), None for none."""
     w = np.asarray(weights, dtype=float)
     blocked = None if allowed is None else packed(~np.asarray(allowed, dtype=bool), "u8")
-    layers = [[{"title": titles[la][h], "values": packed(w[la, h]), **({"blocked": blocked} if blocked else {})}
+    layers = [[{"title": visible(titles[la][h]), "values": packed(w[la, h]), **({"blocked": blocked} if blocked else {})}
                for h in range(w.shape[1])] for la in range(w.shape[0])]
     data = {
         "kind": "modelview",
-        "rows": list(tokens),
+        "rows": all_visible(tokens),
         "layers": layers,
         "descriptions": [list(d) for d in descriptions],
         "selected": [int(selected[0]), int(selected[1])],
@@ -320,7 +323,7 @@ def model_view(tokens: Sequence[str], weights: Any, titles: Sequence[Sequence[st
         "show_values": len(tokens) <= VALUES_UP_TO,
         "digits": 2,
         "boundary": True,
-        "labels": {**words(MODEL_LABELS), "warning": note},
+        "labels": {**words(MODEL_LABELS), "warning": visible(note)},
         "heatmap_labels": {**(shown := words(LABELS)), "hover": shown["hover_plain"], "note": shown["click"],
                            "legend": [{"swatch": "scale", "text": shown["scale"]},
                                       *([{"swatch": "blocked", "text": shown["blocked"]}] if blocked else [])]},

@@ -13,7 +13,8 @@ from typing import Any
 from ..config import ConfigError
 from ..i18n import mark, t
 from ..lab.experiments import MaskParams, MaskRun, ScaleParams, ScaleRun, mask_summary, scale_summary
-from ..lab.lesson_format import PANEL_PAST, safe_markdown
+from ..lab.lesson_keys import PANEL_PAST
+from ..render.tokens import markdown_text
 from ..render.web import stamp
 from . import runs
 from .experiments import chart
@@ -81,4 +82,4 @@ def _scale_check(run: ScaleRun) -> str:
 def _start(sample: str) -> str:
     """A sample's first words, as plain text in the check's Markdown (the model's words: escaped, never markup)."""
     words = sample.split()
-    return safe_markdown(" ".join(words[:SAMPLE_WORDS]) + (" …" if len(words) > SAMPLE_WORDS else ""))
+    return markdown_text(" ".join(words[:SAMPLE_WORDS]) + (" …" if len(words) > SAMPLE_WORDS else ""))

@@ -7,6 +7,7 @@ core.bench.cost); this module only picks the view, presets its state, and fits i
 from __future__ import annotations
 
 import json
+import logging
 import os
 from dataclasses import dataclass
 from functools import lru_cache
@@ -16,25 +17,26 @@ from typing import Any
 import numpy as np
 
 from ..config import ConfigError
-from ..lab import lesson_format, lesson_shelf
+from ..i18n import current, mark, t
+from ..lab import lesson_format, lesson_keys, lesson_shelf
 from ..lab.lesson_format import STAGES
 from ..lab.lesson_shelf import Shelf
+from ..lab.lesson_values import Known
 from ..lab.pronoun import CHAPTER_SENTENCE
 from ..render import matrix
-from . import chapter, lesson_training, views
+from ..render.lesson_html import step_html
+from ..render.tokens import markdown_text
+from . import chapter, lesson_images, lesson_training, views
 from .exports import remember
 from .trained import trained
+
+log = logging.getLogger("attention_lab.lessons")
 
 ENV = "ATTENTION_LAB_LESSONS"  # a teacher's folder of lesson files (several: separated by os.pathsep)
 HEIGHT = 300  # px a step's drawn view may take: text, view and controls fit 1024×768 without scrolling
 RESERVE = 768 - HEIGHT  # px of the window the rest of a step's screen takes: a taller window, a taller view
 FONT_PX = 17  # the views' token labels, read from the back of a room
-DEFAULTS: dict[str, Any] = {
-    "sentence": "The cat sat on the mat because it was tired", "variant": "multi-head", "causal": True,
-    "scaled": True, "heads": 2, "d_model": 16, "seed": 0, "options": {}, "head": 0, "layer": 0,
-    "stage": "weights", "dropout": 0.5, "position": 3, "replacement": "dog", "mistake": "none", "card": "softmax-dim",
-    "mode": "zero",
-}
+DEFAULTS: dict[str, Any] = lesson_keys.DEFAULTS  # what a key a step does not set takes (the parser checks with it)
 TRAINED_SENTENCE = CHAPTER_SENTENCE
 LAB_TABS = {  # the lab tab a step continues in (core.ui module names)
     "heatmaps": "attention_tab", "mask": "attention_tab", "trained": "attention_tab", "stage": "step_tab",
@@ -43,17 +45,19 @@ LAB_TABS = {  # the lab tab a step continues in (core.ui module names)
     "cost": "cost_tab", "dropout": "attention_tab", "training": "experiments_tab",
 }
 MESSAGES = {
-    "weight": "{query} → {key}: {weight:.2f}",
-    "row": "row={row} is past the sentence's last token; choose 0 to {last}",
-    "cost": "Measured offline at T = {T}: one call of the naive path grew memory by {naive:,.0f} MiB, the fused "
-            "kernel by {fused:,.0f} MiB; doubling T quadruples the square.",
-    "transfer_v2": "SelfAttention_v2's output",
-    "transfer_v1": "SelfAttention_v1's output, after the copy",
-    "missing": "no lesson called {name!r}; the lessons are {names}",
-    "dropout_before": "evaluation",  # (short: a head's title is as wide as its 6-token grid)
-    "dropout_after": "training",
-    "dropout": "p = {p}: {zeroed} of {links} links dropped, the others ×{scale:.2g}; the rows now sum to {lo:.2f} … "
-               "{hi:.2f}, not 1 (at evaluation dropout is off and every row sums to 1)",
+    "weight": mark("{query} → {key}: {weight:.2f}"),  # (the tokens as Markdown that shows them as typed)
+    "row": mark("row={row} is past the sentence's last token; choose 0 to {last}"),
+    "key": mark("key={row} is past the sentence's last token; choose 0 to {last}"),
+    "cost": mark("Measured offline at T = {T}: one call of the naive path grew memory by {naive} MiB, the fused "
+                 "kernel by {fused} MiB; doubling T quadruples the square."),
+    "transfer_v2": mark("SelfAttention_v2's output"),
+    "transfer_v1": mark("SelfAttention_v1's output, after the copy"),
+    "missing": mark("no lesson called {name}; the lessons are {names}"),
+    "dropout_before": mark("evaluation"),  # (short: a head's title is as wide as its 6-token grid)
+    "dropout_after": mark("training"),
+    "dropout": mark("p = {p}: {zeroed} of {links} links dropped, the others ×{scale}; the rows now sum to {lo} … "
+                    "{hi}, not 1 (at evaluation dropout is off and every row sums to 1)"),
+    "unknown_view": mark("view {view} is not known; the views are {views}"),
 }
 COST_ROWS = ("trace", "multi-head", "sliding-window", "dense-mask-sdpa")  # naive, fused, band (the Cost tab's table)
 JOURNEY = ("Your", "journey", "starts", "with", "one", "step")  # the six inputs of the transfer (core.lab.transfer_report)
@@ -68,9 +72,18 @@ def places(registry: Any) -> list[tuple[str, str]]:
 
 
 def load(registry: Any) -> Shelf:
-    """Every lesson the app offers; a file with a mistake is one sentence in .errors and the rest still load."""
-    variants = set(getattr(registry, "variants", {})) or None
-    return lesson_shelf.shelf(places(registry), variants)
+    """Every lesson the app offers; a file with a mistake is one sentence in .errors (and in the server's log) and
+    the rest still load. The registry's variants check each step's variant and options, as the views will."""
+    shelf = lesson_shelf.shelf(places(registry), Known.of(registry) if getattr(registry, "variants", None) else None)
+    for error in shelf.errors:
+        log.warning("lesson not loaded: %s", error, extra={"lab_key": f"{error.path}:{error.line}"})  # (one each)
+    return shelf
+
+
+def text_html(lesson: lesson_format.Lesson, k: int) -> str:
+    """Step k's title and text as the page shows them: markdown-it's HTML, its images the app's own addresses."""
+    step = lesson.steps[k]
+    return step_html(step.title, step.text, {image.src: lesson_images.url(image.file) for image in step.images})
 
 
 @dataclass(frozen=True)
@@ -94,7 +107,7 @@ def show(lab: Any, view: str, st: dict[str, Any]) -> Shown:
         data, check = lesson_training.training(st)
         shown = Shown(_fit(data), check, _lab(st))
     else:
-        shown = _show(lab, view, json.dumps(st, sort_keys=True, ensure_ascii=False))
+        shown = _show(lab, view, json.dumps(st, sort_keys=True, ensure_ascii=False), current())  # (text: per language)
     if shown.view is not None:
         remember(shown.view)
     return shown
@@ -105,7 +118,7 @@ def _fit(data: dict[str, Any], panel: int | None = None, **extra: Any) -> dict[s
     chart, the one panel that proves the step's claim."""
     if data.get("kind") == "chart":
         if panel is not None and panel >= len(data["panels"]):  # a silent other panel would contradict the text
-            raise ConfigError(lesson_format.PANEL_PAST.format(panel=panel, last=len(data["panels"]) - 1))
+            raise ConfigError(t(lesson_format.PANEL_PAST, panel=panel, last=len(data["panels"]) - 1))
         panels = data["panels"] if panel is None else data["panels"][panel:panel + 1]
         return {**data, "panels": panels, "height": HEIGHT, "window_reserve": RESERVE, "columns": 1, **extra}
     heads = len(data.get("heads", ()))
@@ -125,12 +138,17 @@ def _lab(st: dict[str, Any]) -> dict[str, Any]:
 def _row(st: dict[str, Any], T: int, default: int | None) -> int | None:
     row = st.get("row", default)
     if row is not None and row >= T:
-        raise ConfigError(MESSAGES["row"].format(row=row, last=T - 1))
+        raise ConfigError(t(MESSAGES["row"], row=row, last=T - 1))
     return row
 
 
+def weight_line(query: str, key: str, weight: float) -> str:
+    """The check of a lit row: its token, the key's and the weight (the tokens shown as typed, never as Markdown)."""
+    return t(MESSAGES["weight"], query=markdown_text(query), key=markdown_text(key), weight=float(weight))
+
+
 @lru_cache(maxsize=256)
-def _show(lab: Any, view: str, frozen: str) -> Shown:
+def _show(lab: Any, view: str, frozen: str, language: str) -> Shown:
     st = json.loads(frozen)
     args = (st["sentence"], st["variant"], st["causal"], st["scaled"], st["heads"], st["d_model"], st["seed"],
             json.dumps(st["options"]))
@@ -144,8 +162,7 @@ def _show(lab: Any, view: str, frozen: str) -> Shown:
         if row is not None:
             w = np.asarray(v.payload["weights"][0][row], dtype=float)  # head 0's row
             key = st.get("key", int(np.nanargmax(w)))
-            check = MESSAGES["weight"].format(query=v.heatmaps["rows"][row], key=v.heatmaps["rows"][key],
-                                              weight=w[key]) + "  \n" + check
+            check = weight_line(v.heatmaps["rows"][row], v.heatmaps["rows"][key], w[key]) + "  \n" + check
         return Shown(_fit(v.heatmaps, **({"highlight": row} if row is not None else {})), check, _lab(st))
     if view == "stage":
         v = views.step(lab, *args, st["head"])
@@ -177,7 +194,7 @@ def _show(lab: Any, view: str, frozen: str) -> Shown:
         return _cost(st)
     if view == "dropout":
         return _dropout(lab, st, args)
-    raise ConfigError(f"view {view!r} is not known; the views are {', '.join(lesson_format.VIEWS)}")
+    raise ConfigError(t(MESSAGES["unknown_view"], view=repr(view), views=", ".join(lesson_format.VIEWS)))
 
 
 def _trained(st: dict[str, Any]) -> Shown:
@@ -188,12 +205,12 @@ def _trained(st: dict[str, Any]) -> Shown:
     row = _row(st, T, v.model.get("highlight", T - 1))
     key = st.get("key", int(np.argmax(weights[row])))
     if key >= T:
-        raise ConfigError(MESSAGES["row"].format(row=key, last=T - 1).replace("row=", "key=", 1))
+        raise ConfigError(t(MESSAGES["key"], row=key, last=T - 1))
     allowed = np.tril(np.ones((T, T), dtype=bool))  # the tiny model is causal
     labels = {"hover": matrix.LABELS["hover_plain"], "note": "", "warning": v.note}  # (its role: the head's title)
     data = matrix.heatmaps(tokens, [weights], [v.payload["heads"][st["head"]]], blocked=~allowed, labels=labels,
                            max_columns=1)
-    check = MESSAGES["weight"].format(query=tokens[row], key=tokens[key], weight=weights[row, key])
+    check = weight_line(tokens[row], tokens[key], weights[row, key])
     return Shown(_fit(data, highlight=row, height_budget=HEIGHT + 50), check,  # one head: every label legible
                  {**_lab({**DEFAULTS, **st}), "weights": "trained"})
 
@@ -208,11 +225,11 @@ def _dropout(lab: Any, st: dict[str, Any], args: tuple) -> Shown:
     p = st.get("dropout", 0.5)
     d = dropped(w, p, st["seed"])
     blocked = w == 0  # (T, T) the mask's cells (softmax of -inf); a dropped link keeps its colour 0, unhatched
-    titles = [MESSAGES["dropout_before"], MESSAGES["dropout_after"]]  # (p: in the check)
+    titles = [t(MESSAGES["dropout_before"]), t(MESSAGES["dropout_after"])]  # (p: in the check)
     data = matrix.heatmaps(v.heatmaps["rows"], [w, d.weights], titles, scale=matrix.weight_scale(0.0, 1 / (1 - p)),
                            blocked=blocked, max_columns=2)
-    check = MESSAGES["dropout"].format(p=p, zeroed=d.zeroed, links=d.links, scale=1 / (1 - p),
-                                       lo=float(d.row_sums.min()), hi=float(d.row_sums.max()))
+    check = t(MESSAGES["dropout"], p=p, zeroed=d.zeroed, links=d.links, scale=f"{1 / (1 - p):.2g}",
+              lo=f"{float(d.row_sums.min()):.2f}", hi=f"{float(d.row_sums.max()):.2f}")
     return Shown(_fit(data), check, _lab(st))
 
 
@@ -224,7 +241,7 @@ def _transfer(st: dict[str, Any]) -> Shown:
     if not r.out_v2:
         return Shown(None, r.verdict, _lab(st))
     mats = [np.asarray(r.out_v2, dtype=float), np.asarray(r.out_v1, dtype=float)]  # (6, 2) each
-    data = matrix.heatmaps(list(JOURNEY), mats, [MESSAGES["transfer_v2"], MESSAGES["transfer_v1"]],
+    data = matrix.heatmaps(list(JOURNEY), mats, [t(MESSAGES["transfer_v2"]), t(MESSAGES["transfer_v1"])],
                            scale=matrix.value_scale(np.stack(mats)), cols=[f"out{j}" for j in range(r.d_out)])
     data["boundary"] = False
     return Shown(_fit(data), r.verdict, _lab(st))
@@ -240,8 +257,8 @@ def _cost(st: dict[str, Any]) -> Shown:
     peak = {(p.get("row"), p.get("T")): p.get("peak_mib") for p in saved["points"]}
     both = sorted(T for (row, T) in peak if row == "trace" and peak.get(("multi-head", T)) is not None
                   and peak[(row, T)] is not None)
-    check = "" if not both else MESSAGES["cost"].format(T=both[-1], naive=peak[("trace", both[-1])],
-                                                         fused=peak[("multi-head", both[-1])])
+    check = "" if not both else t(MESSAGES["cost"], T=both[-1], naive=f"{peak[('trace', both[-1])]:,.0f}",
+                                  fused=f"{peak[('multi-head', both[-1])]:,.0f}")
     return Shown(_fit(saved_chart(saved), panel=st.get("panel", 1)), check, _lab(st))  # memory: the square
 
 
@@ -249,7 +266,7 @@ def lesson_path(shelf: Shelf, name: str) -> Path:
     """The file a lesson was read from (English first), for messages; ConfigError naming the lessons there are."""
     lesson = shelf.get(name)
     if lesson is None:
-        raise ConfigError(MESSAGES["missing"].format(name=name, names=", ".join(shelf.names())))
+        raise ConfigError(t(MESSAGES["missing"], name=repr(name), names=", ".join(shelf.names())))
     return Path(lesson.path)
 
 

@@ -1,4 +1,5 @@
-"""What one HTTP request may cost the server before any route reads it: a cap on the body, in one sentence.
+"""What one HTTP request may cost the server before any route reads it: a cap on the body, in one sentence; and a cap
+on the shape of any one value it holds (bounded, which core/ui/inputs.py applies to every input of every event).
 
 Gradio reads a request's JSON body whole, and nothing caps it: twenty 50 MB bodies held a gigabyte.
 This ASGI middleware refuses a body over the cap (413) from its Content-Length, or as soon as a body
@@ -16,6 +17,7 @@ from collections.abc import Mapping
 from typing import Any
 from urllib.parse import unquote
 
+from ..config import ConfigError
 from ..i18n import mark, normal, speaking, t
 
 MAX_BODY_BYTES = 1 << 20  # a sentence is cut at 4,097 characters anyway; 1 MiB leaves room for any control
@@ -105,3 +107,45 @@ def invalid_request_sentence(errors: list[dict]) -> str:
     if not what:
         return t("The request is not what this endpoint takes: {where} is not valid.", where=where)
     return t("The request is not what this endpoint takes: {where}: {what}.", where=where, what=what)
+
+
+MAX_NESTING = 32  # levels of lists, objects (or their brackets in a text) any value may have: the lab's take 2
+MAX_ITEMS = 100_000  # values in one input, all levels together
+MESSAGES = {
+    "nested": mark("{name} nests {depth} levels deep; the lab reads at most {most}, so send it as the page does"),
+    "deep": mark("{name} nests lists or objects more than {most} levels deep; send it as the page does"),
+    "items": mark("{name} holds more than {most:,} values; send it as the page does"),
+}
+
+
+def bounded(name: str, value: Any) -> None:
+    """Any input's shape, whatever its control: at most MAX_NESTING levels of lists and objects, and in a text at most
+    MAX_NESTING open brackets ([ or {), so no handler's JSON reader recurses past Python's limit (a RecursionError
+    would be the apology, not a sentence); at most MAX_ITEMS values. ConfigError naming the field otherwise."""
+    if isinstance(value, str):
+        depth = deepest = 0
+        for ch in value:
+            if ch in "[{":
+                depth += 1
+                deepest = max(deepest, depth)
+            elif ch in "]}":
+                depth = max(depth - 1, 0)
+        if deepest > MAX_NESTING:
+            raise ConfigError(t(MESSAGES["nested"], name=name, depth=f"{deepest:,}", most=MAX_NESTING))
+        return
+    if not isinstance(value, (list, tuple, dict)):
+        return
+    level, items, deepest = [value], 0, 1
+    while level:  # breadth first, one level at a time: no recursion
+        deeper = []
+        for v in level:
+            children = v.values() if isinstance(v, dict) else v
+            items += len(children)
+            if items > MAX_ITEMS:
+                raise ConfigError(t(MESSAGES["items"], name=name, most=MAX_ITEMS))
+            deeper += [c for c in children if isinstance(c, (list, tuple, dict))]
+        if deeper:
+            deepest += 1
+            if deepest > MAX_NESTING:
+                raise ConfigError(t(MESSAGES["deep"], name=name, most=MAX_NESTING))
+        level = deeper

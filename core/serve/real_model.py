@@ -14,6 +14,7 @@ from ..lab.broken_model import Breakage, parse_ablate, payload, side
 from ..lab.head_patterns import describe, head_patterns
 from ..lab.text import text_field
 from ..render import matrix, model_pack
+from ..render.tokens import visible
 from . import exports, slots
 from .cache import DrawnCache
 from .generate_inputs import GPT2, TINY, model_for, models, token_ids
@@ -135,7 +136,7 @@ def _drawn(model: str, sentence: str, breakage: Breakage) -> tuple:
     full = _full_view(tokens, broken, pairs)
     view = model_pack.compact(full, broken.weights.numpy())  # the page's: ~2.5 times fewer bytes
     SOURCES.put(view["stamp"], (model, sentence, breakage))  # what the PNG export redraws it from
-    table = [[rank + 1, f"{iw} ({ip:.3f})", f"{bw} ({bp:.3f})"]
+    table = [[rank + 1, f"{visible(iw)} ({ip:.3f})", f"{visible(bw)} ({bp:.3f})"]
              for rank, ((iw, ip), (bw, bp)) in enumerate(zip(intact.next_words, broken.next_words, strict=True))]
     what = [MESSAGES["mask"]] * (not causal) + [MESSAGES["scale"]] * (not scaled)
     what += [MESSAGES["heads"].format(n=len(pairs))] * bool(pairs)

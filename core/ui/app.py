@@ -20,9 +20,11 @@ from core.lab.session import Lab
 from core.registry import Registry, load_registry
 from core.serve import clients
 from core.serve.errors import Sentences, bound_logs
+from core.serve.lesson_images import LessonImages
 from core.serve.limits import MAX_BODY_BYTES, BodyLimit, invalid_request_sentence
 from core.serve.pages import PageCache
 from core.serve.plugins import AppLab
+from core.serve.policy import ContentPolicy
 from core.serve.slots import CPU
 
 from . import gradio_seams, i18n
@@ -166,9 +168,12 @@ def launch_options(demo: gr.Blocks | None = None) -> dict[str, Any]:
         "state_session_capacity": SESSIONS_KEPT,
         "max_file_size": MAX_FILE_BYTES,
         "app_kwargs": {  # fresh for each launch: Gradio adds to this dict
-            # outermost first: one sentence for any failure, the page built once, a share of the direct routes per
-            # client, the body cap, the queue's door: a 404 for a stream nobody waits for, a 429 past one's share (#26)
-            "middleware": [Middleware(Sentences), Middleware(PageCache), Middleware(clients.DirectShare),
+            # outermost first: one sentence for any failure, the Content-Security-Policy on every answer (images,
+            # media, frames and forms from the lab only, #31), the lessons' images, the page built once, a share of
+            # the direct routes per client, the body cap, the queue's door: a 404 for a stream nobody waits for, a
+            # 429 past one's share (#26)
+            "middleware": [Middleware(Sentences), Middleware(ContentPolicy), Middleware(LessonImages),
+                           Middleware(PageCache), Middleware(clients.DirectShare),
                            Middleware(BodyLimit, max_bytes=MAX_BODY_BYTES),
                            *([Middleware(gradio_seams.QueueDoor, blocks=demo)] if demo is not None else [])],
             "exception_handlers": {RequestValidationError: _invalid_request},

@@ -20,6 +20,7 @@ from core.i18n import mark, t
 from core.lab.session import switch
 from core.lab.text import KEPT_CHARS as TEXT_CAP
 from core.lab.text import text_field
+from core.serve.limits import bounded
 
 # Each sentence twice: about a value as typed ({name}={value}), and about one described ({name} ({value})).
 EXAMPLES = (mark("{name}={value} is not one of the {count} examples; choose one from the list"),
@@ -38,6 +39,7 @@ MORE_CHOICES = (mark("{name}={value} is not one of the choices; choose {choices}
 
 def check_value(block: Any, name: str, value: Any) -> Any:
     """One value against one control; returns it (text cut to TEXT_CAP) or raises ConfigError naming the field."""
+    bounded(name, value[:TEXT_CAP] if isinstance(value, str) else value)
     if isinstance(block, gr.Dataset):  # a click on one of the examples: its index
         count = len(block.samples or [])
         if isinstance(value, bool) or not isinstance(value, int) or not 0 <= value < count:

@@ -3,7 +3,8 @@
 `?sentence=…&variant=…&causal=…&scaled=…&heads=…&d_model=…&seed=…&options=…&weights=…&tab=…`, every key optional
 (docs/app.md, "Sharing a view as a link"). Each value is checked on its own: one the lab cannot take is skipped and
 said, the page opens on the rest. `weights=trained` opens the Weights switch on the trained tiny model, its panel on
-the link's sentence. `?lesson=` wins. The page writes such a link itself (Copy link, Open in the lab).
+the link's sentence. `?lesson=` wins. The page writes such a link itself (Copy link, Open in the lab: core/ui/link_js.py),
+as `?z=` (the same keys, deflated) when the readable form would be long; both read the same here.
 """
 
 from __future__ import annotations
@@ -17,24 +18,29 @@ from typing import Any
 import gradio as gr
 
 from core.config import AttentionConfig, ConfigError, choices_text, parse_options, whole, whole_in
+from core.i18n import mark, t
 from core.lab.session import MAX_OPTIONS_CHARS, seed_value, switch
 from core.lab.text import MAX_CHARS, text_field
+from core.serve.link_state import unzipped
 
-from . import i18n, trained_panel
+from . import i18n, link_js, trained_panel
 from .common import sentence_of
+from .link_js import TEXT, UNZIP_JS, copy_js
+
+__all__ = ["KEYS", "TABS", "TEXT", "Link", "copy_js", "read", "replace_js", "said", "unzipped", "wire_copy",
+           "wire_reader"]
 
 KEYS = ("sentence", "variant", "causal", "scaled", "heads", "d_model", "seed", "options")  # the Attention inputs' order
 WEIGHTS = {"random": trained_panel.RANDOM, "trained": trained_panel.TRAINED}  # -> the Weights switch's value
 TABS = {"attention": "attention_tab", "step": "step_tab", "causality": "causality_tab"}  # they take its settings
 FLAGS = {"true": True, "1": True, "false": False, "0": False}
-TEXT = {"copy": "Copy link", "done": "Link copied", "fallback": "Copy this link:", "field": "Link to this view",
-        "warning": "Lab link"}  # (the warning's title)
 MESSAGES = {
-    "skipped": "Not taken from the link:",  # then each value's sentence
-    "long": "sentence is longer than {n} characters, more than the lab reads",
-    "variant": "variant={name} is not registered; choose one of: {known}",
-    "tab": "tab={tab} is not a tab a link opens; choose {tabs}",
-    "weights": "weights={value} is not a Weights switch a link sets; choose 'random' or 'trained'",
+    "skipped": mark("Not taken from the link: {reasons}."),  # each value's sentence
+    "and": mark("{first}; {second}"),  # two of them, in the order they were read
+    "long": mark("sentence is longer than {n} characters, more than the lab reads"),
+    "variant": mark("variant={name} is not registered; choose one of: {known}"),
+    "tab": mark("tab={tab} is not a tab a link opens; choose one of {tabs}"),
+    "weights": mark("weights={value} is not a Weights switch a link sets; choose 'random' or 'trained'"),
 }
 WARNING_SECONDS = 15
 
@@ -57,6 +63,11 @@ def read(params: Mapping[str, Any], variants: Mapping[str, Any], heads: tuple[in
     if "lesson" in params:
         return Link()  # a lesson link takes precedence: the lesson opens, the lab keeps its own settings
     values, problems, options = {}, [], {}
+    if "z" in params:  # the page's own long link: the same keys, deflated
+        try:
+            params = {**unzipped(params["z"]), **{k: v for k, v in params.items() if k != "z"}}
+        except ConfigError as exc:
+            problems.append(str(exc))
     d_models = list(d_models)
     checks = {
         "sentence": _sentence,
@@ -80,23 +91,25 @@ def read(params: Mapping[str, Any], variants: Mapping[str, Any], heads: tuple[in
             problems.append(str(exc))
     tab = params.get("tab")
     if tab is not None and tab not in TABS:
-        problems.append(MESSAGES["tab"].format(tab=_quoted(tab), tabs=choices_text(repr(t) for t in TABS)))
+        problems.append(t(MESSAGES["tab"], tab=_quoted(tab), tabs=", ".join(repr(name) for name in TABS)))
         tab = None
     weights = params.get("weights")
     if weights is not None and weights not in WEIGHTS:
-        problems.append(MESSAGES["weights"].format(value=_quoted(str(weights))))
+        problems.append(t(MESSAGES["weights"], value=_quoted(str(weights))))
         weights = None
     return Link(values, options, tab, weights, tuple(problems))
 
 
 def said(problems: Iterable[str]) -> str:
-    """The skipped values as one sentence in the request's language ("" when there were none)."""
-    problems = list(problems)
+    """The skipped values as one sentence in the request's language ("" when there were none). A problem of another
+    module that still speaks English is looked up by the old walker (i18n.tr) until that module says it itself."""
+    problems = [i18n.tr(p) for p in problems]
     if not problems:
         return ""
-    chinese = i18n.current() == "zh-CN"
-    reasons = ("；" if chinese else "; ").join(i18n.tr(p) for p in problems)
-    return f"{i18n.tr(MESSAGES['skipped'])}{'' if chinese else ' '}{reasons}{'。' if chinese else '.'}"
+    reasons = problems[0]
+    for p in problems[1:]:
+        reasons = t(MESSAGES["and"], first=reasons, second=p)
+    return t(MESSAGES["skipped"], reasons=reasons)
 
 
 def _text(name: str, raw: Any) -> str:
@@ -108,14 +121,14 @@ def _sentence(raw: Any) -> str:
     if not text.strip():
         raise ConfigError("The sentence is empty; type a few words.")
     if len(text) > MAX_CHARS:
-        raise ConfigError(MESSAGES["long"].format(n=f"{MAX_CHARS:,}"))
+        raise ConfigError(t(MESSAGES["long"], n=f"{MAX_CHARS:,}"))
     return text
 
 
 def _variant(raw: Any, variants: Mapping[str, Any]) -> str:
     name = _text("variant", raw)
     if name not in variants:
-        raise ConfigError(MESSAGES["variant"].format(name=_quoted(name), known=", ".join(sorted(variants))))
+        raise ConfigError(t(MESSAGES["variant"], name=_quoted(name), known=", ".join(sorted(variants))))
     return name
 
 
@@ -152,71 +165,6 @@ def _quoted(text: str) -> str:
 
 # ---- the page --------------------------------------------------------------------------------------------------
 
-# (values, tab) -> the address of that state on this page: every key percent-encoded (UTF-8: a Chinese sentence
-# reads back as typed), options only when it holds some, booleans as true/false.
-LINK_JS = """((v, tab) => {
-  const parts = [];
-  for (const [k, x] of Object.entries(v)) {
-    if (x === null || x === undefined || x === "") continue;
-    if (k === "options" && String(x).replace(/\\s/g, "") === "{}") continue;
-    parts.push(k + "=" + encodeURIComponent(String(x)));
-  }
-  if (tab) parts.push("tab=" + encodeURIComponent(tab));
-  return location.origin + location.pathname + "?" + parts.join("&");
-})"""
-
-# Copy link: the address of what the Attention tab shows, to the clipboard when the page may write it (https or
-# localhost), else in a read-only field, selected; a short confirmation that fades. Drawn in the page's own
-# element (text and value only: a sentence is never read as HTML), never an output of an event.
-COPY_JS = """(sentence, variant, causal, scaled, heads, d_model, seed, options, switch_) => {
-  const weights = switch_ === TRAINED ? "trained" : undefined;  // written only when the trained model is shown
-  const url = LINK({sentence, variant, causal, scaled, heads, d_model, seed, options, weights}, "attention");
-  const say = TEXT[(document.documentElement.lang || "").toLowerCase().startsWith("zh") ? 1 : 0];
-  let pop = document.getElementById("lab-link-pop");
-  if (!pop) {
-    pop = document.createElement("div");
-    pop.id = "lab-link-pop";
-    pop.className = "al-link-pop";
-    const note = document.createElement("span"), box = document.createElement("input");
-    note.className = "al-link-note";
-    note.setAttribute("role", "status");
-    box.id = "lab-link-url";
-    box.readOnly = true;
-    box.addEventListener("focus", () => box.select());
-    pop.append(note, box);
-    document.body.append(pop);
-    const hide = () => pop.classList.remove("al-shown");
-    document.addEventListener("keydown", (e) => { if (e.key === "Escape") hide(); });
-    document.addEventListener("pointerdown", (e) => {
-      if (!pop.contains(e.target) && !(e.target.closest && e.target.closest(".al-link-copy"))) hide();
-    });
-  }
-  const [note, box] = pop.children;
-  box.value = url;
-  box.setAttribute("aria-label", say.field);
-  const show = (text, stays) => {
-    note.textContent = text;
-    const b = document.getElementById(BUTTON), r = b ? b.getBoundingClientRect() : {right: innerWidth, bottom: 0};
-    pop.style.top = (r.bottom + scrollY + 4) + "px";
-    pop.style.left = Math.max(8, Math.min(r.right, document.documentElement.clientWidth - 8) - pop.offsetWidth) + scrollX + "px";
-    pop.classList.add("al-shown");
-    clearTimeout(pop.fading);
-    if (stays) { box.focus(); box.select(); } else pop.fading = setTimeout(() => pop.classList.remove("al-shown"), 2500);
-  };
-  const by_hand = () => show(say.fallback, true);
-  if (navigator.clipboard && window.isSecureContext) navigator.clipboard.writeText(url).then(() => show(say.done, false), by_hand);
-  else by_hand();
-}"""
-
-
-def copy_js(button: str = "lab-link-copy") -> str:
-    """The Copy link button's page code, its words in both languages (the page picks by <html lang>); the link's
-    note is placed under `button` (an element id: each side of the Weights switch has its own button)."""
-    words = [dict(TEXT), {k: i18n.tr(v, "zh-CN") for k, v in TEXT.items()}]
-    return (COPY_JS.replace("LINK", LINK_JS, 1).replace("TEXT", json.dumps(words, ensure_ascii=False), 1)
-            .replace("BUTTON", json.dumps(button), 1).replace("TRAINED", json.dumps(trained_panel.TRAINED), 1))
-
-
 def wire_copy(button: gr.Button, inputs: list) -> None:
     """Copy link: built in the page from the inputs' values (no round trip, no output for later events to walk);
     `inputs`: a sentence, the Attention tab's other KEYS, then the Weights switch."""
@@ -246,7 +194,7 @@ def wire_reader(ctx, inputs: list, controls: dict[str, list], order: list[str]) 
                         [v for _, v in d_model.choices], str(inputs[1].value))
             if link.problems:
                 gr.Warning(html.escape(said(link.problems), quote=False), duration=WARNING_SECONDS,
-                           title=i18n.tr(TEXT["warning"]))
+                           title=t(TEXT["warning"]))
             chosen = link.values.get("variant", inputs[1].value) if "options" in link.values else None
             return (*(link.values.get(k, gr.skip()) for k in KEYS),
                     *(link.options[o] if v == chosen and o in link.options else gr.skip() for v, o in flat),
@@ -256,30 +204,27 @@ def wire_reader(ctx, inputs: list, controls: dict[str, list], order: list[str]) 
             return skip
 
     tabs = {name: order.index(module) for name, module in TABS.items() if module in order}
-    js = """() => {
-      const q = new URLSearchParams(location.search), keys = KEYS, tabs = TABS;
-      if (q.has("lesson") || !["tab", "weights", ...keys].some((k) => q.has(k))) return;
+    js = """async () => {
+      let q = new URLSearchParams(location.search);
+      const keys = KEYS, tabs = TABS;
+      if (q.has("lesson")) return;
+      if (q.has("z")) {  // the page's own long link (core/ui/link_js.py): its keys, deflated
+        try { q = await (UNZIP)(q.get("z")); } catch (e) { return; }
+      }
+      if (!["tab", "weights", ...keys].some((k) => q.has(k))) return;
       const s = q.get("sentence");
       if (s && s.trim() && [...s].length <= MAX) window.AttnLabZhSentence = true;  // a Chinese page keeps it
       const t = q.get("tab"), b = document.querySelectorAll('[role="tab"]')[Object.hasOwn(tabs, t) ? tabs[t] : tabs.attention];
       if (b) b.click();
-    }""".replace("KEYS", json.dumps(KEYS)).replace("TABS", json.dumps(tabs)).replace("MAX", str(MAX_CHARS))
+    }""".replace("KEYS", json.dumps(KEYS)).replace("TABS", json.dumps(tabs)).replace("MAX", str(MAX_CHARS)).replace(
+        "UNZIP", UNZIP_JS)
     own = [c for cs in controls.values() for c in cs]
     ctx.shared["demo"].load(opened, None, [*inputs, *own, *switched], api_visibility="private", show_progress="hidden").then(
         None, None, None, js=js)
 
 
 def replace_js(tabs: Mapping[str, str]) -> str:
-    """Open in the lab's page code, after it: the address bar holds the lab link of that state, weights=trained when
-    the step shows the trained model (a teacher copies it from the browser). `tabs`: a lesson view -> the tab module
-    it continues in."""
+    """Open in the lab's page code (core/ui/link_js.py): the address bar then holds the lab link of the step's state.
+    `tabs`: a lesson view -> the tab module it continues in."""
     names = {view: next((n for n, m in TABS.items() if m == module), None) for view, module in tabs.items()}
-    return """(lab) => {
-      if (!lab || !lab.sentence) return;
-      const o = lab.options && Object.keys(lab.options).length ? JSON.stringify(lab.options) : undefined;
-      const weights = lab.weights === "trained" ? "trained" : undefined;  // the step's trained model, kept
-      const url = LINK({sentence: lab.sentence, variant: lab.variant, causal: lab.causal, scaled: lab.scaled,
-                        heads: lab.heads, d_model: lab.d_model, seed: lab.seed, options: o, weights},
-                       NAMES[lab.view || "heatmaps"]);
-      history.replaceState(history.state, "", url);
-    }""".replace("LINK", LINK_JS, 1).replace("NAMES", json.dumps(names))
+    return link_js.replace_js(names)

@@ -46,13 +46,8 @@ EXACT: dict[str, str] = {
     # ---- Plugins tab statuses
     "ok": "正常",
     "(none)": "（无）",
-    # ---- a lab link (ui/lab_link.py): the Copy link button, its confirmation, and the values a link could not set
+    # ---- a lab link (ui/lab_link.py): the Copy link button (its other words: core/locales, core.i18n.t)
     "Copy link": "复制链接",
-    "Link copied": "链接已复制",
-    "Copy this link:": "复制这个链接：",
-    "Link to this view": "这个视图的链接",
-    "Lab link": "实验室链接",
-    "Not taken from the link:": "链接中这些设置没有采用：",
 }
 
 TEMPLATES: list[tuple[str, str]] = [
@@ -71,14 +66,6 @@ TEMPLATES: list[tuple[str, str]] = [
     # ---- the trained tiny model
     ("Measured: {others}.", "实测：{others}。"),
     ("head {h}: {name}", "头 {h}：{name}"),
-    ("step {n} of {total}", "第 {n} 步，共 {total} 步"),
-    # ---- a lab link (ui/lab_link.py)
-    ("sentence is longer than {n} characters, more than the lab reads", "句子超过了 {n} 个字符，比实验室读取的还长"),
-    ("variant='{name}' is not registered; choose one of: {known}", "变体 '{name}' 没有注册；请从这些中选一个：{known}"),
-    ("tab={tab} is not a tab a link opens; choose 'attention', 'step' or 'causality'",
-     "tab={tab} 不是链接能打开的标签页；请选择 'attention'、'step' 或 'causality'"),
-    ("weights={value} is not a Weights switch a link sets; choose 'random' or 'trained'",
-     "weights={value} 不是链接能设置的权重开关；请选择 'random' 或 'trained'"),
 ]
 
 PHRASES: dict[str, str] = {
