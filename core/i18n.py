@@ -9,7 +9,7 @@ speaks it (the browser's language chooses). Code never translates a finished sen
     t(ROW, row=9, last=7)
 
 `speaking(language)` sets the language for a block (an event's thread, a CLI run); outside one it is English.
-The extraction keywords (`t`, `t_n`, `mark`, and the page's `static`) are what `pybabel extract` reads
+The extraction keywords (`t`, `t_n`, `tc`, `mark`, and the page's `static`) are what `pybabel extract` reads
 (docs/translating.md); tests/test_catalogues.py lists every msgid a catalogue lacks.
 """
 
@@ -25,7 +25,8 @@ from string import Formatter
 
 SOURCE = "en"  # the msgids' language: it needs no catalogue
 LOCALES = Path(__file__).resolve().parent / "locales"
-KEYWORDS = {"t": None, "t_n": (1, 2), "mark": None, "static": None}  # for Babel's extractor (pybabel -k)
+KEYWORDS = {"t": None, "t_n": (1, 2), "tc": ((1, "c"), 2), "mark": None, "static": None}  # Babel's extractor (-k)
+CONTEXT = "\x04"  # gettext's separator of a context and its msgid (a catalogue's key for tc)
 _language: ContextVar[str] = ContextVar("attention_lab_language", default=SOURCE)
 
 
@@ -83,7 +84,7 @@ def catalogue(language: str) -> dict[str, str | tuple[str, ...]]:
             if all(m.string):
                 out[tuple(m.id)] = tuple(m.string)
         elif m.string:
-            out[m.id] = m.string
+            out[f"{m.context}{CONTEXT}{m.id}" if m.context else m.id] = m.string
     out["\0plural"] = c2py(cat.plural_expr)  # the catalogue's C expression of n, compiled by the stdlib's gettext
     return out
 
@@ -97,6 +98,14 @@ def lookup(msgid: str, language: str | None = None) -> str:
 def t(msgid: str, /, **fields: object) -> str:
     """The sentence msgid in the current language, its {fields} filled (after translation, never before)."""
     text = lookup(msgid)
+    return _fill(text, msgid, fields) if fields else text
+
+
+def tc(context: str, msgid: str, /, **fields: object) -> str:
+    """t() for a msgid that means two things in English ("word": a column's title, a field named in an error):
+    the context tells the translator which (gettext's msgctxt)."""
+    found = catalogue(current()).get(f"{context}{CONTEXT}{msgid}")
+    text = found if isinstance(found, str) else msgid
     return _fill(text, msgid, fields) if fields else text
 
 

@@ -74,7 +74,7 @@ REFUSED = {  # file -> words its one sentence must hold (a file of the folder, r
     "chapter.md": "line 2: lesson 'chapter' is the name of a built-in lesson",
     "window0.md": "line 9: the variant sliding-window refuses these settings: option window=0 is too small",
     "windw.md": "line 9: the variant sliding-window refuses these settings: unknown option 'windw'",
-    "nested.md": "line 9: the variant sliding-window refuses these settings: option window={'a': 1} has the wrong type",
+    "nested.md": "line 9: the variant sliding-window refuses these settings: option window=a dict of 1 item has the wrong type",
     "heads.md": "line 8: the variant multi-head refuses these settings: n_heads=3 does not divide d_model=16",
     "kv-heads.md": "line 10: the variant gqa refuses these settings: n_kv_heads=3 does not divide n_heads=4",
     "panel.md": "line 8: panel=2 is past this chart's last panel; choose 0 to 1",

@@ -15,18 +15,18 @@ from babel.messages.pofile import read_po
 from core import i18n
 
 ROOT = Path(__file__).resolve().parents[1]
-KEYWORDS = {"t": None, "t_n": (1, 2), "mark": None, "static": None}
+KEYWORDS = {"t": None, "t_n": (1, 2), "tc": ((1, "c"), 2), "mark": None, "static": None}
 
 
 def extracted() -> dict[str, str]:
     """msgid -> where it is first used (file:line), for every string the code marks."""
     out: dict[str, str] = {}
     for folder in ("core", "attention_plugins"):
-        for filename, line, msg, _comments, _ctx in extract_from_dir(
+        for filename, line, msg, _comments, ctx in extract_from_dir(
                 ROOT / folder, method_map=[("**.py", "python")], keywords=KEYWORDS, comment_tags=()):
             m = msg[0] if isinstance(msg, tuple) else msg  # t_n's (singular, plural): one message, its singular
             if m:
-                out.setdefault(m, f"{folder}/{filename}:{line}")
+                out.setdefault(f"{ctx}{i18n.CONTEXT}{m}" if ctx else m, f"{folder}/{filename}:{line}")
     return out
 
 
@@ -50,7 +50,8 @@ def test_the_app_speaks_every_catalogue_in_core_locales():
 @pytest.mark.parametrize("language", OTHERS)
 def test_every_msgid_has_a_translation(language):
     cat = read(language)
-    have = {i: m for m in cat if m.id for i in ((m.id,) if isinstance(m.id, str) else m.id)}  # a plural: both ids
+    have = {f"{m.context}{i18n.CONTEXT}{i}" if m.context else i: m
+            for m in cat if m.id for i in ((m.id,) if isinstance(m.id, str) else m.id)}  # a plural: both ids
     missing = [f"{where}: {msgid!r}" for msgid, where in sorted(extracted().items(), key=lambda kv: kv[1])
                if msgid not in have or not have[msgid].string or have[msgid].fuzzy
                or (isinstance(have[msgid].string, tuple) and not all(have[msgid].string))]

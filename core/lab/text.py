@@ -12,7 +12,7 @@ import torch
 from torch import Tensor
 
 from ..config import ConfigError, named
-from ..i18n import mark, t
+from ..i18n import mark, t, tc
 from ..text import scripts, segment
 
 EXAMPLES = (  # the sentences the app offers; the first is the Chinese chapter's running example, pre-segmented
@@ -61,7 +61,7 @@ class Tokens:
 
 _LONE_SURROGATE = re.compile("[\ud800-\udfff]")  # half of a UTF-16 pair: no encoding can write it
 AFTER = mark("{first} {second}")  # one sentence after another: a space in English, none in Chinese
-FIELD_WORDS = {"sentence": mark("sentence"), "replacement": mark("replacement"), "word": mark("word")}  # said as words
+FIELD_WORDS = ("sentence", "replacement", "word")  # fields said as words (tc("field", ...): a noun in a sentence)
 
 
 def sentences(*parts: str) -> str:
@@ -79,7 +79,8 @@ def text_field(name: str, value: object) -> str:
         raise ConfigError(t("{field} must be text", field=named(name, value)))
     bad = _LONE_SURROGATE.search(value)
     if bad:
-        said = t(FIELD_WORDS[name]) if name in FIELD_WORDS else name  # (another field: its name, as the API's)
+        said = {"sentence": tc("field", "sentence"), "replacement": tc("field", "replacement"),
+                "word": tc("field", "word")}.get(name, name)  # (another field: its name, as the API's)
         raise ConfigError(t("{name} holds an invalid character (a lone surrogate, U+{code}) at position {at}; "
                             "remove it", name=said, code=format(ord(bad.group()), "04X"), at=bad.start()))
     return value
