@@ -6,17 +6,17 @@ import pytest
 import torch
 import torch.nn.functional as F
 
-import core.banded as banded
+import core.fast_paths as fast_paths
 from core import AttentionConfig, load_registry
 from core.attention import sdpa
-from core.banded import banded_attention, score_entries
+from core.fast_paths import banded_attention, score_entries
 from core.masks import padding_mask, sliding_window_mask
 
 ATOL = 1e-5
 
 
 def dense_reference(q, k, v, window, stride, causal, kpm=None, scale=None):
-    """SDPA with the dense band built straight from core.masks (not from core.banded)."""
+    """SDPA with the dense band built straight from core.masks (not from the banded path)."""
     T = q.shape[2]
     band = sliding_window_mask(T, window, stride)  # (T, T)
     band = band if causal else band | band.T
@@ -79,15 +79,15 @@ def test_no_mask_is_t_by_t(monkeypatch):
         seen.append(tuple(attn_mask.shape))
         return sdpa(q, k, v, attn_mask=attn_mask, **kw)
 
-    monkeypatch.setattr(banded.F, "scaled_dot_product_attention", spy)
+    monkeypatch.setattr(fast_paths.F, "scaled_dot_product_attention", spy)
     T, window = 1024, 16
     q, k, v = qkv(B=1, H=2, T=T)
     banded_attention(q, k, v, window)
-    assert seen and all(shape[-1] <= banded.BLOCK + window and shape[-2] <= banded.BLOCK for shape in seen)
+    assert seen and all(shape[-1] <= fast_paths.BLOCK + window and shape[-2] <= fast_paths.BLOCK for shape in seen)
 
 
 def test_score_entries_grow_as_t_times_window():
-    assert score_entries(8192, 256) == 8192 * (banded.BLOCK + 255)
+    assert score_entries(8192, 256) == 8192 * (fast_paths.BLOCK + 255)
     assert score_entries(8192, 256) < 8192 * 8192 / 25
     assert score_entries(16, 8) == 16 * 16  # short: the band is the square
 

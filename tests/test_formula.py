@@ -11,8 +11,7 @@ from torch import Tensor
 
 from attention_plugins.sliding_window import SlidingWindowAttention
 from core import AttentionConfig, AttentionModule, Variant, hookimpl, load_registry
-from core.banded import BLOCK
-from core.gpt.kv_cache import KVCache
+from core.fast_paths import BLOCK, KVCache
 from core.masks import padding_mask
 
 EXAMPLES = Path(__file__).resolve().parents[1] / "examples"

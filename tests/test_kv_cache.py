@@ -10,8 +10,8 @@ import torch
 from torch import nn
 
 from core import AttentionModule, ConfigError, Variant, hookimpl, load_registry
+from core.fast_paths import KVCache
 from core.gpt.decode import Decoder
-from core.gpt.kv_cache import KVCache
 from core.lab.tiny import one_thread
 from core.model import GPT, GPTConfig, load_tiny
 

@@ -8,8 +8,8 @@ from pathlib import Path
 
 import torch
 
-from ..banded import score_entries
 from ..config import AttentionConfig, ConfigError, whole
+from ..fast_paths import score_entries
 
 ASSETS = Path(__file__).resolve().parents[1] / "assets"
 SAVED_BENCH = ASSETS / "bench.json"  # `attention-lab bench --flex --out core/assets` on the 2-core machine

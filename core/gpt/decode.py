@@ -18,7 +18,7 @@ import torch.nn.functional as F
 from torch import Tensor, nn
 
 from ..config import ConfigError
-from .kv_cache import KVCache
+from ..fast_paths import KVCache
 
 TOP_K_ERROR = "top_k={top_k!r} must be a whole number, 1 or more (or None for every token)"
 
