@@ -31,6 +31,7 @@ def qkv(B=2, H=3, T=50, hd=8, seed=0):
     return [torch.randn(B, H, T, hd, generator=g) for _ in range(3)]
 
 
+@pytest.mark.floats
 @pytest.mark.parametrize("causal", [True, False])
 @pytest.mark.parametrize("window,stride,block", [(1, 0, 4), (3, 0, 4), (5, 0, 7), (4, 6, 4), (2, 1, 3), (7, 5, 16)])
 def test_banded_equals_dense_band(window, stride, block, causal):
@@ -41,6 +42,7 @@ def test_banded_equals_dense_band(window, stride, block, causal):
     assert torch.allclose(got, want, atol=ATOL)
 
 
+@pytest.mark.floats
 @pytest.mark.parametrize("causal", [True, False])
 @pytest.mark.parametrize("stride", [0, 4])
 def test_banded_with_key_padding_matches_on_real_rows_and_stays_finite(causal, stride):
@@ -53,6 +55,7 @@ def test_banded_with_key_padding_matches_on_real_rows_and_stays_finite(causal, s
     assert torch.allclose(got * real, want * real, atol=ATOL)
 
 
+@pytest.mark.floats
 def test_unscaled_and_short_sequence_fallback_agree_with_reference():
     q, k, v = qkv(T=9)
     for block in (2, 32):  # 32: the band covers the square, so the dense fallback runs
@@ -61,6 +64,7 @@ def test_unscaled_and_short_sequence_fallback_agree_with_reference():
         assert torch.allclose(got, dense_reference(q, k, v, 3, 2, True, scale=1.0), atol=ATOL)
 
 
+@pytest.mark.floats
 def test_gradients_match_the_dense_reference():
     q, k, v = (t.requires_grad_() for t in qkv(B=1, T=30))
     banded_attention(q, k, v, 4, stride=3, block=4).square().sum().backward()
@@ -102,6 +106,7 @@ def build(window=4, stride=0, causal=True, scaled=True, dropout=0.0, d_model=16,
     return load_registry(entry_points=False).build("sliding-window", config).eval()
 
 
+@pytest.mark.floats
 @pytest.mark.parametrize("T", [64, 90])  # a whole number of blocks, and a ragged last block
 @pytest.mark.parametrize("causal,stride,scaled", [(True, 0, True), (True, 5, False), (False, 0, True), (False, 7, True)])
 def test_forward_equals_trace_output_on_the_banded_path(causal, stride, scaled, T):
@@ -116,6 +121,7 @@ def test_forward_equals_trace_output_on_the_banded_path(causal, stride, scaled, 
     assert (out[1, 61:] == 0).all()  # padding query rows are zeros, never NaN
 
 
+@pytest.mark.floats
 def test_forward_stays_causal():
     layer = build(window=8, stride=10)
     x = torch.randn(1, 120, 16)
@@ -126,6 +132,7 @@ def test_forward_stays_causal():
         assert not torch.allclose(layer(x)[:, 70:], layer(y)[:, 70:], atol=ATOL)
 
 
+@pytest.mark.floats
 def test_dropout_only_in_training():
     layer = build(window=5, dropout=0.5)
     x = torch.randn(1, 80, 16)

@@ -62,6 +62,7 @@ def _build(name: str, options: dict, causal: bool = True) -> AttentionModule:
     return REGISTRY.build(name, config).eval()
 
 
+@pytest.mark.floats
 @pytest.mark.parametrize("causal", [True, False])
 @pytest.mark.parametrize("name, options", CASES, ids=[f"{n}-{o}" if o else n for n, o in CASES])
 def test_fast_explicit_cached_and_banded_paths_agree(name, options, causal):
