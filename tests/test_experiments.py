@@ -73,7 +73,7 @@ def test_a_notebook_runs_an_experiment_in_its_own_process():
     assert out.stdout.strip() == "[]"
 
 
-@pytest.mark.floats
+@pytest.mark.kernel_free
 def test_summaries_are_the_mean_of_the_last_steps_and_the_final_values(mask_run):
     s = ex.mask_summary(mask_run)
     assert s["train_loss"]["masked"] == pytest.approx(sum(mask_run.masked[-10:]) / 10, abs=1e-3)

@@ -1,7 +1,8 @@
 """The suite's split holds as tests are added: float comparisons carry `floats`, and xdist keeps a module whole.
 
 `make test-kernels` runs only the tests marked `floats` under another CPU kernel, so a test that compares floats
-and forgets the mark would never meet that kernel: the scan below finds such tests by what they call.
+and forgets the mark would never meet that kernel: the scan below finds such tests by what they call. A test whose
+floats no kernel can make differ (a run and its own summary, a figure and its display) says so with `kernel_free`.
 `make test` runs the suite on every core (pytest-xdist, --dist loadfile): a module runs whole on one worker (its
 module-scoped fixtures made once), and tests/conftest.py gives each worker its own app and file folder.
 """
@@ -64,11 +65,14 @@ def module_marks(tree: ast.Module) -> set[str]:
     return set()
 
 
+MARKS = {"floats", "kernel_free", "browser"}  # browser: the second kernel runs no browser
+
+
 def unmarked_float_tests(source: str) -> list[tuple[str, str]]:
     """(test, what it compares) for each test of a module that compares floats, itself or through a module helper,
-    without the `floats` mark; browser tests are left out (the second kernel runs no browser)."""
+    marked neither `floats` nor `kernel_free` (floats no kernel can make differ); browser tests are left out."""
     tree = ast.parse(source)
-    if module_marks(tree) & {"floats", "browser"}:
+    if module_marks(tree) & MARKS:
         return []
     helpers = {n.name: n for n in tree.body if isinstance(n, ast.FunctionDef) and not n.name.startswith("test_")}
     why = {name: w for name, n in helpers.items() if (w := compares_floats(n))}
@@ -81,7 +85,7 @@ def unmarked_float_tests(source: str) -> list[tuple[str, str]]:
     for node in tree.body:
         if not (isinstance(node, ast.FunctionDef) and node.name.startswith("test_")):
             continue
-        if marked(node.decorator_list, "floats") or marked(node.decorator_list, "browser"):
+        if any(marked(node.decorator_list, mark) for mark in MARKS):
             continue
         called = {c.func.id for c in ast.walk(node) if isinstance(c, ast.Call) and isinstance(c.func, ast.Name)}
         reason = compares_floats(node) or next((f"{h}(): {why[h]}" for h in sorted(called & set(why))), None)
@@ -113,6 +117,8 @@ def test_the_scan_finds_each_kind_of_float_comparison_and_respects_the_marks():
         def test_an_integer(): assert len(rows) == 3 and rows[0] == "a"
         @pytest.mark.floats
         def test_marked(): assert torch.allclose(a, b)
+        @pytest.mark.kernel_free
+        def test_a_summary_of_one_run(): assert summary["loss"] == pytest.approx(run.loss[-1])
         @pytest.mark.browser
         def test_in_a_browser(): assert abs(x - y) < 1e-3
     ''')

@@ -111,7 +111,7 @@ def test_a_third_party_variant_builds_a_whole_causal_gpt():
         assert torch.equal(model(idx)[:, :5], model(changed)[:, :5])
 
 
-@pytest.mark.floats
+@pytest.mark.kernel_free
 def test_model_tab_breaks_the_count_down_and_shows_what_gqa_saves(client):
     chart, parts, compare, summary, payload = client.predict("gpt2-small", "gqa", 4, 256, api_name="/model_size")
     cache = chart["panels"][1]["series"][0]["y"]

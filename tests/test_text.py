@@ -139,7 +139,7 @@ def test_same_token_same_vector_in_every_sentence():
     assert torch.equal(token_vector("cat", 16), token_vector("cat", 16))
 
 
-@pytest.mark.floats
+@pytest.mark.kernel_free
 def test_embeddings_are_stable_across_processes():
     # blake2b, not hash(): fixed numbers, whatever PYTHONHASHSEED says
     v = token_vector("attention", 4, seed=0)
