@@ -5,8 +5,6 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 DEV_STAMP := $(VENV)/.installed-dev
-ALIBI_STAMP := $(VENV)/.installed-alibi
-LINEAR_STAMP := $(VENV)/.installed-linear
 export GRADIO_ANALYTICS_ENABLED := False
 export HF_HUB_OFFLINE := 1
 
@@ -33,16 +31,9 @@ $(STAMP): $(BIN)/python requirements.txt pyproject.toml
 	$(BIN)/pip install -q --no-deps -e .
 	touch $@
 
-$(DEV_STAMP): $(STAMP) requirements-dev.txt
+# requirements-dev.txt also installs the example plugins (editable): the tests load them through their entry points.
+$(DEV_STAMP): $(STAMP) requirements-dev.txt examples/alibi_plugin/pyproject.toml examples/linear_plugin/pyproject.toml
 	$(BIN)/pip install -q -r requirements-dev.txt
-	touch $@
-
-$(ALIBI_STAMP): $(STAMP) examples/alibi_plugin/pyproject.toml
-	$(BIN)/pip install -q --no-deps -e examples/alibi_plugin
-	touch $@
-
-$(LINEAR_STAMP): $(STAMP) examples/linear_plugin/pyproject.toml
-	$(BIN)/pip install -q --no-deps -e examples/linear_plugin
 	touch $@
 
 install: $(STAMP)
@@ -67,15 +58,20 @@ cjk-font:
 	@fc-list 2>/dev/null | grep -qi "wqy\|cjk" || $(call APT_INSTALL,fonts-wqy-microhei) || \
 	  echo "No CJK font: Chinese tokens are labelled U+XXXX (apt-get install -y fonts-wqy-microhei)"
 
-test: $(DEV_STAMP) $(ALIBI_STAMP) $(LINEAR_STAMP) browser cjk-font
+# In parallel, one worker per core (pytest-xdist): each worker launches its own app; a test module runs whole on
+# one worker, so its module-scoped fixtures (its Chromium) are made once (docs/setup.md). Not loadgroup: with
+# pytest 9.2 it silently stops grouping (pytest-xdist issue 1386); tests/test_markers.py checks the grouping.
+XDIST := -n auto --dist loadfile
+test: $(DEV_STAMP) browser cjk-font
 	$(BIN)/ruff check .
-	$(BIN)/python -m pytest -q
+	$(BIN)/python -m pytest -q $(XDIST)
 
-# The tests that compare floats, again under another of torch's CPU kernels (floats from two kernels are never
-# bit-for-bit equal: a test that says so fails here first). KERNEL=avx2 for the other one a CPU may pick.
+# The tests that compare floats (marked `floats`), again under another of torch's CPU kernels (floats from two
+# kernels are never bit-for-bit equal: a test that says so fails here first). KERNEL=avx2 for the other one a CPU
+# may pick.
 KERNEL ?= default
-test-kernels: $(DEV_STAMP) $(ALIBI_STAMP) $(LINEAR_STAMP)
-	ATEN_CPU_CAPABILITY=$(KERNEL) $(BIN)/python -m pytest -q -m "not browser" -p no:cacheprovider
+test-kernels: $(DEV_STAMP)
+	ATEN_CPU_CAPABILITY=$(KERNEL) $(BIN)/python -m pytest -q $(XDIST) -m floats -p no:cacheprovider
 
 clean:
 	rm -rf $(VENV) .pytest_cache .ruff_cache

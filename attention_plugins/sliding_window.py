@@ -6,7 +6,7 @@ import torch
 from torch import Tensor
 
 from core import AttentionModule, Option, Variant, hookimpl
-from core.banded import band_allowed, banded_attention
+from core.fast_paths import band_allowed, banded_attention
 from core.i18n import mark
 from core.masks import sliding_window_mask_at
 

@@ -2,7 +2,7 @@
 
 nanoGPT's shape: token + position embeddings, n_layers pre-norm blocks (core.gpt.block), a final LayerNorm and
 an output head tied to the token embedding. Only the attention layer comes from the registry.
-Decoding can keep a KV cache per layer (core.gpt.kv_cache), exact for every variant that allows one.
+Decoding can keep a KV cache per layer (core.fast_paths), exact for every variant that allows one.
 GPTConfig and the presets live in core.gpt.config; this module is their public door too.
 """
 
@@ -18,10 +18,10 @@ import torch
 from torch import Tensor, nn
 
 from .config import ConfigError
+from .fast_paths import KVCache
 from .gpt.block import MLP, TransformerBlock
 from .gpt.config import POSITIONS, PRESETS, TINY_VOCAB, GPTConfig
 from .gpt.decode import Decoder, sample_next
-from .gpt.kv_cache import KVCache
 from .registry import Registry
 
 if TYPE_CHECKING:

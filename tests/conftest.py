@@ -1,15 +1,31 @@
-"""Shared fixtures: the app launched ONCE per test session, and a gradio_client pointed at it."""
+"""Shared fixtures: the app launched ONCE per test session (per worker under xdist), and a gradio_client on it.
+
+Under pytest-xdist (`make test`: -n auto --dist loadfile) every worker is a session of its own: it launches its
+own app on a free port and hands out files from a folder of its own; a test module runs whole on one worker, so
+its module-scoped fixtures (its Chromium, a trained run) are made once (docs/setup.md).
+"""
 
 from __future__ import annotations
 
 import os
 import shutil
 import socket
+import tempfile
 
 os.environ.setdefault("GRADIO_ANALYTICS_ENABLED", "False")  # before gradio is imported anywhere
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
+if os.environ.get("PYTEST_XDIST_WORKER") and "GRADIO_TEMP_DIR" not in os.environ:
+    # each worker's app writes and serves its files (traces, PNGs) in a folder no other app prunes
+    os.environ["GRADIO_TEMP_DIR"] = tempfile.mkdtemp(prefix=f"attention-lab-{os.environ['PYTEST_XDIST_WORKER']}-")
+    _OWN_TEMP_DIR = os.environ["GRADIO_TEMP_DIR"]
 
 import pytest  # noqa: E402
+
+
+def pytest_sessionfinish(session):
+    """A worker's own file folder goes with it (an xdist worker ends after its session, never unconfigured)."""
+    if "_OWN_TEMP_DIR" in globals():
+        shutil.rmtree(_OWN_TEMP_DIR, ignore_errors=True)
 
 
 def pytest_terminal_summary(terminalreporter):
@@ -39,13 +55,19 @@ def app_url(demo) -> str:
     """URL of the app, launched once on loopback for every test that needs a live server."""
     from core.ui.app import launch_options
 
-    demo.launch(
-        prevent_thread_lock=True,
-        server_name="127.0.0.1",
-        server_port=free_port(),
-        quiet=True,
-        **launch_options(demo),
-    )
+    for attempt in range(3):  # a port free when asked may be taken before the server binds it (another app, worker)
+        try:
+            demo.launch(
+                prevent_thread_lock=True,
+                server_name="127.0.0.1",
+                server_port=free_port(),
+                quiet=True,
+                **launch_options(demo),
+            )
+            break
+        except OSError:
+            if attempt == 2:
+                raise
     yield demo.local_url.rstrip("/") + "/"
     demo.close()
 

@@ -25,6 +25,7 @@ def test_named_endpoints_and_parameter_names(client):
     assert t == {"seed": 123, "d_in": 3, "d_out": 2, "mistake": "none"}
 
 
+@pytest.mark.floats
 def test_attention_json(client):
     out = attention(client, "The cat sat on the mat", n_heads=4)
     assert out["tokens"] == ["The", "cat", "sat", "on", "the", "mat"]
@@ -60,6 +61,7 @@ def test_variant_options_through_the_api(client):
     assert len(single[-1]["weights"]) == 1 and "n_heads is not used" in single[3]
 
 
+@pytest.mark.floats
 def test_causality_json(client):
     out = client.predict("The cat sat on the mat", 3, "dog", api_name="/causality")
     diffs = out[-1]["row_max_abs_diff"]
@@ -69,6 +71,7 @@ def test_causality_json(client):
     assert all(d > 0 for d in leak["row_max_abs_diff"])
 
 
+@pytest.mark.floats
 def test_transfer_json(client):
     ok = client.predict(api_name="/transfer")[-1]
     assert ok["equal"] is True and ok["max_abs_diff"] <= ok["atol"] and ok["error"] is None  # float rounding at most

@@ -12,6 +12,7 @@ from core.attention import attend
 from core.masks import causal_mask, padding_mask
 
 
+@pytest.mark.floats
 def test_seed_example_equal_scores_give_uniform_weights_over_the_past():
     q = torch.zeros(3, 4)  # all scores q @ k^T are equal (0)
     k, v = torch.randn(3, 4), torch.randn(3, 4)
@@ -20,6 +21,7 @@ def test_seed_example_equal_scores_give_uniform_weights_over_the_past():
     torch.testing.assert_close(w, expected)
 
 
+@pytest.mark.floats
 def test_softmax_runs_over_keys_not_queries():
     torch.manual_seed(0)
     q, k, v = torch.randn(5, 4) * 3, torch.randn(5, 4) * 3, torch.randn(5, 4)
@@ -28,6 +30,7 @@ def test_softmax_runs_over_keys_not_queries():
     assert not torch.allclose(w.sum(-2), torch.ones(5))  # columns are not distributions
 
 
+@pytest.mark.floats
 @pytest.mark.parametrize("causal", [True, False])
 @pytest.mark.parametrize("scaled", [True, False])
 def test_trace_stages_match_sdpa(causal, scaled):
@@ -46,6 +49,7 @@ def test_trace_stages_match_sdpa(causal, scaled):
         assert torch.isinf(t.masked[..., 0, 1:]).all() and (t.masked[..., 0, 1:] < 0).all()
 
 
+@pytest.mark.floats
 def test_padding_query_rows_are_zero_and_nothing_is_nan():
     torch.manual_seed(2)
     layer = CausalSelfAttention(16, 2)
@@ -62,6 +66,7 @@ def test_padding_query_rows_are_zero_and_nothing_is_nan():
     assert not x.grad.isnan().any()
 
 
+@pytest.mark.floats
 def test_dropout_acts_on_weights_in_training_only():
     torch.manual_seed(3)
     layer = CausalSelfAttention.from_config(AttentionConfig(d_model=16, n_heads=2, dropout=0.5))
@@ -92,6 +97,7 @@ class DistanceBias(CausalSelfAttention):
         return -0.7 * (i[:, None] - i[None, :]).abs().float()[None]  # (1, T, T)
 
 
+@pytest.mark.floats
 @pytest.mark.parametrize("causal", [True, False])
 def test_bias_is_added_to_the_scaled_scores_on_both_paths(causal):
     torch.manual_seed(4)

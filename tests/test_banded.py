@@ -6,17 +6,17 @@ import pytest
 import torch
 import torch.nn.functional as F
 
-import core.banded as banded
+import core.fast_paths as fast_paths
 from core import AttentionConfig, load_registry
 from core.attention import sdpa
-from core.banded import banded_attention, score_entries
+from core.fast_paths import banded_attention, score_entries
 from core.masks import padding_mask, sliding_window_mask
 
 ATOL = 1e-5
 
 
 def dense_reference(q, k, v, window, stride, causal, kpm=None, scale=None):
-    """SDPA with the dense band built straight from core.masks (not from core.banded)."""
+    """SDPA with the dense band built straight from core.masks (not from the banded path)."""
     T = q.shape[2]
     band = sliding_window_mask(T, window, stride)  # (T, T)
     band = band if causal else band | band.T
@@ -31,6 +31,7 @@ def qkv(B=2, H=3, T=50, hd=8, seed=0):
     return [torch.randn(B, H, T, hd, generator=g) for _ in range(3)]
 
 
+@pytest.mark.floats
 @pytest.mark.parametrize("causal", [True, False])
 @pytest.mark.parametrize("window,stride,block", [(1, 0, 4), (3, 0, 4), (5, 0, 7), (4, 6, 4), (2, 1, 3), (7, 5, 16)])
 def test_banded_equals_dense_band(window, stride, block, causal):
@@ -41,6 +42,7 @@ def test_banded_equals_dense_band(window, stride, block, causal):
     assert torch.allclose(got, want, atol=ATOL)
 
 
+@pytest.mark.floats
 @pytest.mark.parametrize("causal", [True, False])
 @pytest.mark.parametrize("stride", [0, 4])
 def test_banded_with_key_padding_matches_on_real_rows_and_stays_finite(causal, stride):
@@ -53,6 +55,7 @@ def test_banded_with_key_padding_matches_on_real_rows_and_stays_finite(causal, s
     assert torch.allclose(got * real, want * real, atol=ATOL)
 
 
+@pytest.mark.floats
 def test_unscaled_and_short_sequence_fallback_agree_with_reference():
     q, k, v = qkv(T=9)
     for block in (2, 32):  # 32: the band covers the square, so the dense fallback runs
@@ -61,6 +64,7 @@ def test_unscaled_and_short_sequence_fallback_agree_with_reference():
         assert torch.allclose(got, dense_reference(q, k, v, 3, 2, True, scale=1.0), atol=ATOL)
 
 
+@pytest.mark.floats
 def test_gradients_match_the_dense_reference():
     q, k, v = (t.requires_grad_() for t in qkv(B=1, T=30))
     banded_attention(q, k, v, 4, stride=3, block=4).square().sum().backward()
@@ -79,15 +83,15 @@ def test_no_mask_is_t_by_t(monkeypatch):
         seen.append(tuple(attn_mask.shape))
         return sdpa(q, k, v, attn_mask=attn_mask, **kw)
 
-    monkeypatch.setattr(banded.F, "scaled_dot_product_attention", spy)
+    monkeypatch.setattr(fast_paths.F, "scaled_dot_product_attention", spy)
     T, window = 1024, 16
     q, k, v = qkv(B=1, H=2, T=T)
     banded_attention(q, k, v, window)
-    assert seen and all(shape[-1] <= banded.BLOCK + window and shape[-2] <= banded.BLOCK for shape in seen)
+    assert seen and all(shape[-1] <= fast_paths.BLOCK + window and shape[-2] <= fast_paths.BLOCK for shape in seen)
 
 
 def test_score_entries_grow_as_t_times_window():
-    assert score_entries(8192, 256) == 8192 * (banded.BLOCK + 255)
+    assert score_entries(8192, 256) == 8192 * (fast_paths.BLOCK + 255)
     assert score_entries(8192, 256) < 8192 * 8192 / 25
     assert score_entries(16, 8) == 16 * 16  # short: the band is the square
 
@@ -102,6 +106,7 @@ def build(window=4, stride=0, causal=True, scaled=True, dropout=0.0, d_model=16,
     return load_registry(entry_points=False).build("sliding-window", config).eval()
 
 
+@pytest.mark.floats
 @pytest.mark.parametrize("T", [64, 90])  # a whole number of blocks, and a ragged last block
 @pytest.mark.parametrize("causal,stride,scaled", [(True, 0, True), (True, 5, False), (False, 0, True), (False, 7, True)])
 def test_forward_equals_trace_output_on_the_banded_path(causal, stride, scaled, T):
@@ -116,6 +121,7 @@ def test_forward_equals_trace_output_on_the_banded_path(causal, stride, scaled, 
     assert (out[1, 61:] == 0).all()  # padding query rows are zeros, never NaN
 
 
+@pytest.mark.floats
 def test_forward_stays_causal():
     layer = build(window=8, stride=10)
     x = torch.randn(1, 120, 16)
@@ -126,6 +132,7 @@ def test_forward_stays_causal():
         assert not torch.allclose(layer(x)[:, 70:], layer(y)[:, 70:], atol=ATOL)
 
 
+@pytest.mark.floats
 def test_dropout_only_in_training():
     layer = build(window=5, dropout=0.5)
     x = torch.randn(1, 80, 16)

@@ -40,6 +40,7 @@ def test_peak_growth_sees_a_big_allocation():
     assert 60 <= growth < 200
 
 
+@pytest.mark.kernel_free
 def test_summary_divides_ratios_from_the_same_process():
     points = [
         {"row": "sliding-window", "T": 64, "time_s": 1, "ref_time_s": 2, "ratio_vs_sdpa": 0.5, "peak_mib": 10.0},
@@ -75,6 +76,7 @@ def test_square_sizes_grow_as_t_squared_and_t_times_window():
     assert big["fused"] == 0
 
 
+@pytest.mark.kernel_free
 def test_live_measure_reports_the_trace_squares_it_held():
     rows = cost.live_measure([16, 48], window=4)
     assert [r["T"] for r in rows] == [16, 48]

@@ -10,6 +10,7 @@ from core.bench.decode import FLAT_TARGET, GROWTH_TARGET, summarise
 from core.cli import main
 
 
+@pytest.mark.kernel_free
 def test_quick_decode_bench_writes_the_table_and_json(tmp_path, capsys):
     code = main(["bench", "--decode", "--quick", "--T", "8", "24", "--reps", "1", "--out", str(tmp_path)])
     assert code == 0
@@ -25,6 +26,7 @@ def test_quick_decode_bench_writes_the_table_and_json(tmp_path, capsys):
     assert "cached ms/token" in table and "from T=8 to T=24" in table and "decode.json" in table
 
 
+@pytest.mark.kernel_free
 def test_growth_is_longest_over_shortest_against_the_targets():
     points = [
         {"T": 1024, "cached_s": 0.012, "uncached_s": 0.9, "speedup": 75.0},

@@ -24,6 +24,7 @@ def entropy(w: torch.Tensor) -> float:
     return float(-(w * torch.log(w.clamp_min(1e-12))).sum(-1).mean())
 
 
+@pytest.mark.floats
 def test_intact_equals_transformers_weights_and_loss(gpt2):
     model, tokenizer, hf, ids = gpt2
     intact, same = intact_and_broken(model, tokenizer, ids, Breakage())
@@ -36,6 +37,7 @@ def test_intact_equals_transformers_weights_and_loss(gpt2):
     assert [round(p, 5) for _, p in intact.next_words] == [round(float(p), 5) for p in torch.topk(probs, 5).values]
 
 
+@pytest.mark.floats
 def test_lifting_the_mask_puts_weight_on_the_future_in_every_layer_and_changes_the_loss(gpt2):
     model, tokenizer, _, ids = gpt2
     intact, broken = intact_and_broken(model, tokenizer, ids, Breakage(causal=False))
@@ -53,6 +55,7 @@ def test_dropping_the_sqrt_d_scaling_sharpens_every_layer(gpt2):
         assert entropy(broken.weights[la]) < entropy(intact.weights[la])  # scores sqrt(hd) times larger
 
 
+@pytest.mark.floats
 def test_zeroing_heads_changes_the_prediction_and_a_json_list_names_them(gpt2):
     model, tokenizer, _, ids = gpt2
     L, H = len(model.blocks), model.config.n_heads

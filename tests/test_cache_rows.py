@@ -27,6 +27,7 @@ def flat(t: torch.Tensor) -> torch.Tensor:
     return t.permute(1, 0, 2).reshape(t.shape[1], -1)  # (Hkv, T, hd) -> (T, Hkv * hd)
 
 
+@pytest.mark.floats
 def test_the_tiny_models_cache_rows_are_its_keys_and_values():
     model, tokenizer = tiny()
     ids = tokenizer.encode("the fox that the child saw was hungry")
@@ -40,6 +41,7 @@ def test_the_tiny_models_cache_rows_are_its_keys_and_values():
     assert rows.cache_bytes == rows.bytes_per_token * len(ids)
 
 
+@pytest.mark.floats
 def test_one_more_token_adds_one_row_and_leaves_the_others():
     model, tokenizer = tiny()
     ids = tokenizer.encode("合同 违约金 过高 ， 它 可能")
@@ -49,6 +51,7 @@ def test_one_more_token_adds_one_row_and_leaves_the_others():
     torch.testing.assert_close(after.values[:, :-1], before.values, atol=1e-6, rtol=1e-6)
 
 
+@pytest.mark.floats
 def test_gqa_keeps_only_its_kv_heads_and_a_window_only_the_keys_it_can_reach():
     torch.manual_seed(0)
     gqa = GPT(GPTConfig(vocab_size=50, context_length=32, d_model=32, n_heads=4, n_layers=2, variant="gqa",

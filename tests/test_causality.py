@@ -16,6 +16,7 @@ def lab():
     return Lab(load_registry(entry_points=False))
 
 
+@pytest.mark.floats
 @pytest.mark.parametrize("variant", ["multi-head", "multi-head-stacked", "gqa", "sliding-window", "single-head"])
 def test_rows_before_the_edit_are_byte_identical(lab, variant):
     res = probe(lab, SENTENCE, 3, "dog", True, variant)
@@ -25,6 +26,7 @@ def test_rows_before_the_edit_are_byte_identical(lab, variant):
     assert "byte-identical" in res.summary
 
 
+@pytest.mark.floats
 def test_without_the_mask_the_future_leaks(lab):
     res = probe(lab, SENTENCE, 3, "dog", False)
     assert all(d > 0 for d in res.row_max_abs_diff)
@@ -38,6 +40,7 @@ def test_dependency_matrix_is_lower_triangular_with_the_mask_and_full_without(la
     assert torch.all(full > 0)
 
 
+@pytest.mark.floats
 def test_dependency_matches_a_finite_difference(lab):
     run = lab.run(make_request(SENTENCE))
     dep = probe(lab, SENTENCE, 0, "dog").dependency  # (T, T)
@@ -52,11 +55,13 @@ def test_dependency_matches_a_finite_difference(lab):
     assert torch.all(delta[1:].norm(dim=-1) <= dep[1:, 1] * 1.05 + 1e-4)
 
 
+@pytest.mark.floats
 def test_same_token_changes_nothing(lab):
     res = probe(lab, SENTENCE, 1, "cat")
     assert max(res.row_max_abs_diff) == 0 and "Nothing changed" in res.summary
 
 
+@pytest.mark.floats
 def test_payload_and_errors(lab):
     p = probe(lab, SENTENCE, 2, "dog").payload()
     assert len(p["row_max_abs_diff"]) == 6 and p["tokens"][2] == "sat"
@@ -68,6 +73,7 @@ def test_payload_and_errors(lab):
         probe(lab, SENTENCE, 1.5, "dog")
 
 
+@pytest.mark.floats
 def test_dependency_of_the_explicit_path_equals_the_fast_path(lab):
     from core.lab.causality import _Explicit, dependency_matrix
 

@@ -18,6 +18,7 @@ UNSPACED = "这份合同中的违约金过高，它可能存在风险"
 SEGMENTED = "cut into words automatically"
 
 
+@pytest.mark.floats
 def test_the_chapters_sentence_is_its_8_words_in_every_tab_and_endpoint(client):
     assert client.predict(CHAPTER, api_name="/attention")[-1]["tokens"] == WORDS
     causality = client.predict(CHAPTER, 4, "他", api_name="/causality")
@@ -65,6 +66,7 @@ def _row_max(model_json: dict, layer: int, head: int, query: str) -> str:
     return tokens[max(range(len(row)), key=row.__getitem__)]
 
 
+@pytest.mark.floats
 @pytest.mark.parametrize("sentence, noun", [
     (CHAPTER, "违约金"),
     ("这份合同中的违约金过高，它可能存在风险", "违约金"),
@@ -149,6 +151,7 @@ def _padding_check(fn) -> bool:
     return not (torch.isnan(out).any() or torch.isnan(w).any()) and torch.allclose(out[:, 2:], alone, atol=1e-5)
 
 
+@pytest.mark.floats
 def test_every_card_shows_a_check_that_fails_on_its_wrong_line_and_passes_on_its_fix(client):
     from core.lab.failure_modes import KEYS
 
@@ -176,6 +179,7 @@ def test_every_card_shows_a_check_that_fails_on_its_wrong_line_and_passes_on_its
 
 # ---- /interventions: the numbers are what ablating a head gives ------------------------------------------------
 
+@pytest.mark.floats
 def test_intervention_numbers_equal_a_recomputation_with_the_ablated_forward_pass(client):
     from core.lab.ablate import Ablation, edited_logits
     from core.lab.heldout import next_word_bits, sentence_batch

@@ -14,6 +14,7 @@ def by_name(chart, panel=0):
     return {s["name"]: s for s in chart["panels"][panel]["series"]}
 
 
+@pytest.mark.kernel_free
 def test_sqrt_d_chart_plots_the_experiment_on_a_log2_axis():
     exp = sqrt_d_experiment()
     c = lab_charts.sqrt_d_chart(exp)

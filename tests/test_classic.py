@@ -1,5 +1,6 @@
 """The classic classes reproduce the textbook's printed numbers under the same seeds."""
 
+import pytest
 import torch
 
 from attention_plugins.single_head import CausalAttention, SelfAttention_v1, SelfAttention_v2
@@ -11,6 +12,7 @@ INPUTS = torch.tensor(
 )
 
 
+@pytest.mark.floats
 def test_self_attention_v1_matches_published_output():
     torch.manual_seed(123)
     out = SelfAttention_v1(3, 2)(INPUTS)
@@ -21,6 +23,7 @@ def test_self_attention_v1_matches_published_output():
     torch.testing.assert_close(out, published, atol=1e-4, rtol=0)
 
 
+@pytest.mark.floats
 def test_self_attention_v2_matches_published_output():
     torch.manual_seed(789)
     out = SelfAttention_v2(3, 2)(INPUTS)
@@ -31,6 +34,7 @@ def test_self_attention_v2_matches_published_output():
     torch.testing.assert_close(out, published, atol=1e-4, rtol=0)
 
 
+@pytest.mark.floats
 def test_causal_attention_matches_published_output():
     torch.manual_seed(123)
     out = CausalAttention(3, 2)(torch.stack((INPUTS, INPUTS)))  # (2, 6, 2)

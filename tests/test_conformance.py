@@ -67,6 +67,7 @@ def failed_checks(report: CheckReport) -> set[str]:
     return {f.split(":")[0] for f in report.failures}
 
 
+@pytest.mark.floats
 @pytest.mark.parametrize("name", ["single-head", "multi-head", "multi-head-stacked", "gqa", "sliding-window"])
 def test_every_builtin_variant_conforms(registry, name):
     report = assert_variant_conforms(registry.variants[name])
@@ -74,6 +75,7 @@ def test_every_builtin_variant_conforms(registry, name):
     assert {"build", "options validate", "padding", "causal forward (autograd)"} <= set(report.timings)
 
 
+@pytest.mark.floats
 def test_builtins_conform_with_non_default_options(registry):
     assert_variant_conforms(registry.variants["gqa"], AttentionConfig(d_model=24, n_heads=6, options={"n_kv_heads": 3}))
     assert_variant_conforms(registry.variants["sliding-window"], AttentionConfig(options={"window": 2, "stride": 3}))
@@ -89,6 +91,7 @@ def test_forward_reading_the_future_is_caught_although_trace_looks_causal():
     assert any("forward reads the future: token 0 changed when token 1 did" in f for f in report.failures)
 
 
+@pytest.mark.floats
 def test_a_leak_below_float_tolerance_is_still_caught():
     report = check_variant(variant(LeaksATinyBit))
     assert failed_checks(report) == {"causal forward (perturbation)", "causal forward (autograd)",

@@ -8,6 +8,8 @@ import torch
 
 from core.lab.dropout import dropped
 
+pytestmark = pytest.mark.floats  # every test here compares floats torch computed
+
 
 def _weights(T: int = 32) -> np.ndarray:
     w = np.tril(np.random.default_rng(0).random((T, T))) + np.eye(T)

@@ -32,6 +32,7 @@ def test_without_the_mask_training_loss_falls_below_the_masked_one_but_honest_lo
     assert set(mask_run.samples) == {"masked", "unmasked"} and all(mask_run.samples.values())
 
 
+@pytest.mark.floats
 def test_the_honest_loss_of_a_causal_model_equals_its_ordinary_loss():
     import torch
 
@@ -72,6 +73,7 @@ def test_a_notebook_runs_an_experiment_in_its_own_process():
     assert out.stdout.strip() == "[]"
 
 
+@pytest.mark.kernel_free
 def test_summaries_are_the_mean_of_the_last_steps_and_the_final_values(mask_run):
     s = ex.mask_summary(mask_run)
     assert s["train_loss"]["masked"] == pytest.approx(sum(mask_run.masked[-10:]) / 10, abs=1e-3)

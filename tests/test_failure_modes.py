@@ -40,6 +40,7 @@ def test_the_lines_on_the_cards_are_the_lines_that_ran(cards):
     assert cards["softmax-dim"].wrong_code == fm.SOFTMAX_WRONG and cards["zero-fill"].right_code == fm.FILL_RIGHT
 
 
+@pytest.mark.floats
 def test_the_right_code_is_pytorchs_causal_attention():
     q, k, v = (torch.randn(6, 4, generator=torch.Generator().manual_seed(i)) for i in range(3))
     out, w = fm.attention(q, k, v)
@@ -47,6 +48,7 @@ def test_the_right_code_is_pytorchs_causal_attention():
     assert torch.allclose(out, ref, atol=1e-6) and torch.allclose(w.sum(-1), torch.ones(6))
 
 
+@pytest.mark.floats
 def test_softmax_over_queries_normalises_columns_not_rows(cards):
     wrong = torch.tensor(cards["softmax-dim"].wrong["weights"])
     assert torch.allclose(wrong.sum(0), torch.ones(5), atol=1e-3)  # columns sum to 1
@@ -54,6 +56,7 @@ def test_softmax_over_queries_normalises_columns_not_rows(cards):
     assert "changing the last token moved earlier outputs by up to 0;" not in cards["softmax-dim"].check_wrong.detail
 
 
+@pytest.mark.floats
 def test_zero_fill_leaks_exactly_what_the_masking_tab_shows(cards):
     q, k, _ = fm._qkv()
     ways = three_ways(q @ k.T / fm.HEAD_DIM**0.5)

@@ -11,8 +11,7 @@ from torch import Tensor
 
 from attention_plugins.sliding_window import SlidingWindowAttention
 from core import AttentionConfig, AttentionModule, Variant, hookimpl, load_registry
-from core.banded import BLOCK
-from core.gpt.kv_cache import KVCache
+from core.fast_paths import BLOCK, KVCache
 from core.masks import padding_mask
 
 EXAMPLES = Path(__file__).resolve().parents[1] / "examples"
@@ -63,6 +62,7 @@ def _build(name: str, options: dict, causal: bool = True) -> AttentionModule:
     return REGISTRY.build(name, config).eval()
 
 
+@pytest.mark.floats
 @pytest.mark.parametrize("causal", [True, False])
 @pytest.mark.parametrize("name, options", CASES, ids=[f"{n}-{o}" if o else n for n, o in CASES])
 def test_fast_explicit_cached_and_banded_paths_agree(name, options, causal):

@@ -46,6 +46,7 @@ def test_the_endpoints_and_their_parameters(client):
     assert params["/next_words"]["model"] == generate.TINY
 
 
+@pytest.mark.floats
 def test_the_top_10_is_the_softmax_of_the_models_logits_at_the_position(client, reference):
     model, tokenizer = reference
     ids = tokenizer.encode(FOX)
@@ -60,6 +61,7 @@ def test_the_top_10_is_the_softmax_of_the_models_logits_at_the_position(client, 
     assert out["actual"]["word"] == "saw" and out["actual"]["probability"] == pytest.approx(probs[ids[5]].item(), abs=1e-6)
 
 
+@pytest.mark.floats
 def test_temperature_and_top_k_reshape_the_distribution(client, reference):
     model, tokenizer = reference
     ids = tokenizer.encode("the fox that the child saw was")
@@ -72,6 +74,7 @@ def test_temperature_and_top_k_reshape_the_distribution(client, reference):
     assert sum(c["probability"] for c in out["candidates"]) == pytest.approx(1, abs=1e-5)
 
 
+@pytest.mark.floats
 def test_a_seed_draws_the_same_words_for_everyone_and_the_cache_changes_none(client, reference):
     model, tokenizer = reference
     sentence = "the fox that the child saw was"
@@ -91,6 +94,7 @@ def test_a_seed_draws_the_same_words_for_everyone_and_the_cache_changes_none(cli
     assert next_words(client, sentence, seed=7)["drawn"]["token"] == drawn  # the bars name the same draw
 
 
+@pytest.mark.floats
 def test_one_generated_word_appends_itself_and_shows_every_heads_row():
     v = generate.step(CHAPTER, 1.0, 0, 0)
     again = generate.step(CHAPTER, 1.0, 0, 0)
@@ -152,6 +156,7 @@ def gpt2_folder(tmp_path_factory):
     return folder, hf, bpe
 
 
+@pytest.mark.floats
 def test_with_a_local_checkpoint_gpt2_is_offered_and_predicts_as_transformers_does(gpt2_folder, monkeypatch):
     from conftest import free_port
     from gradio_client import Client

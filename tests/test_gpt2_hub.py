@@ -24,6 +24,7 @@ def hf_cache(tmp_path, monkeypatch):
     return tmp_path / "hub"
 
 
+@pytest.mark.floats
 def test_a_hub_id_loads_from_the_cache_offline_and_equals_transformers(checkpoint, hf_cache):  # noqa: F811
     folder, hf = checkpoint
     cache_repo(hf_cache, "openai-community/gpt2", folder)
@@ -49,6 +50,7 @@ def test_a_hub_id_fetches_only_what_a_gpt2_needs(checkpoint, hf_cache, monkeypat
     assert not any(p.endswith((".bin", ".msgpack", ".h5", ".onnx")) or p == "*" for p in patterns)
 
 
+@pytest.mark.floats
 def test_pytorch_model_bin_is_fetched_only_for_a_repository_without_safetensors(checkpoint, hf_cache, tmp_path):  # noqa: F811
     folder, hf = checkpoint
     old = tmp_path / "old"
@@ -74,6 +76,7 @@ def test_an_id_missing_from_the_cache_offline_is_one_sentence_naming_it_and_how_
             hub.checkpoint_path(wrong)
 
 
+@pytest.mark.floats
 def test_a_chinese_gpt2_with_a_bert_style_vocab_reads_the_chapters_sentence_like_transformers(tmp_path):
     folder = tmp_path / "gpt2-chinese"
     folder.mkdir()

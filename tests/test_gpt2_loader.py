@@ -62,6 +62,7 @@ def _ids(tokenizer, text="the fox that the child saw was") -> torch.Tensor:
     return torch.tensor([tokenizer.encode(text)])
 
 
+@pytest.mark.floats
 def test_logits_and_every_heads_attention_equal_transformers(checkpoint):
     folder, hf = checkpoint
     model, tokenizer = load_gpt2(folder)
@@ -79,6 +80,7 @@ def test_logits_and_every_heads_attention_equal_transformers(checkpoint):
         assert (weights[layer] - hf_weights).abs().max().item() <= TOL
 
 
+@pytest.mark.floats
 def test_greedy_generation_equals_transformers_with_and_without_the_cache(checkpoint):
     folder, hf = checkpoint
     model, tokenizer = load_gpt2(folder)
@@ -101,6 +103,7 @@ def test_the_tokenizer_round_trips_text_like_transformers(checkpoint):
     assert len(tokenizer) == hf_tok.vocab_size
 
 
+@pytest.mark.floats
 def test_pytorch_model_bin_and_vocab_merges_files_load_the_same(checkpoint, tmp_path):
     folder, hf = checkpoint
     (tmp_path / "config.json").write_text((folder / "config.json").read_text())

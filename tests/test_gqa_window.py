@@ -10,6 +10,7 @@ from core.masks import padding_mask
 REGISTRY = load_registry(entry_points=False)
 
 
+@pytest.mark.floats
 @pytest.mark.parametrize("n_heads, n_kv", [(4, 1), (4, 2), (4, 4), (8, 2)])
 def test_gqa_equals_multi_head_with_repeated_kv(n_heads, n_kv):
     torch.manual_seed(0)
@@ -43,6 +44,7 @@ def test_gqa_has_fewer_kv_parameters():
     assert gqa.qkv.weight.shape == (32 + 2 * 8, 32) and mh.qkv.weight.shape == (96, 32)
 
 
+@pytest.mark.floats
 @pytest.mark.parametrize("window, stride, causal", [(1, 0, True), (3, 0, True), (2, 3, True), (3, 0, False)])
 def test_sliding_window_equals_dense_mask_reference(window, stride, causal):
     torch.manual_seed(0)
@@ -64,6 +66,7 @@ def test_sliding_window_equals_dense_mask_reference(window, stride, causal):
     assert torch.equal(layer.trace(x).mask[0, 0], dense)
 
 
+@pytest.mark.floats
 def test_sliding_window_with_padding_has_no_nan_even_when_a_window_holds_only_padding():
     torch.manual_seed(0)
     layer = REGISTRY.build("sliding-window", AttentionConfig(d_model=16, n_heads=2, options={"window": 2}))

@@ -18,6 +18,7 @@ def small(variant="multi-head", **options):
                          options=options)).eval()
 
 
+@pytest.mark.floats
 @pytest.mark.parametrize("variant,options", [("multi-head", {}), ("gqa", {"n_kv_heads": 2})])
 def test_nothing_edited_is_the_models_own_forward(variant, options):
     model = small(variant, **options)
@@ -47,6 +48,7 @@ def _with_head_replaced(model, layer, head, replace):
     return ref
 
 
+@pytest.mark.floats
 def test_zero_ablation_zeroes_the_heads_columns_before_the_output_projection():
     model = small()
     idx = torch.randint(0, 30, (2, 10), generator=torch.Generator().manual_seed(2))
@@ -56,6 +58,7 @@ def test_zero_ablation_zeroes_the_heads_columns_before_the_output_projection():
         assert not torch.allclose(edited_logits(model, idx, Ablation(1, 2, "zero")), model(idx), atol=1e-3)
 
 
+@pytest.mark.floats
 def test_uniform_ablation_is_the_running_mean_of_the_values():
     model = small()
     idx = torch.randint(0, 30, (2, 10), generator=torch.Generator().manual_seed(3))
@@ -68,6 +71,7 @@ def test_uniform_ablation_is_the_running_mean_of_the_values():
         assert torch.allclose(edited_logits(model, idx, Ablation(0, 1, "uniform")), ref(idx), atol=1e-5)
 
 
+@pytest.mark.floats
 def test_a_hidden_key_reaches_no_later_position():
     model = small()
     idx = torch.randint(0, 30, (1, 10), generator=torch.Generator().manual_seed(4))

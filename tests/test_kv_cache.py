@@ -10,8 +10,8 @@ import torch
 from torch import nn
 
 from core import AttentionModule, ConfigError, Variant, hookimpl, load_registry
+from core.fast_paths import KVCache
 from core.gpt.decode import Decoder
-from core.gpt.kv_cache import KVCache
 from core.lab.tiny import one_thread
 from core.model import GPT, GPTConfig, load_tiny
 
@@ -82,6 +82,7 @@ def _decode_against_recompute(model, prompt, steps, crop=None):
     return worst, seq, cache, sizes
 
 
+@pytest.mark.floats
 @pytest.mark.parametrize("variant, options", CASES, ids=IDS)
 def test_cached_logits_equal_full_recompute_at_every_step(registry, variant, options):
     model = _gpt(registry, variant, options)
@@ -92,6 +93,7 @@ def test_cached_logits_equal_full_recompute_at_every_step(registry, variant, opt
     assert len(cache) == 3 and cache[0].length == 8 + STEPS
 
 
+@pytest.mark.floats
 @pytest.mark.parametrize("variant, options", CASES, ids=IDS)
 def test_generate_with_and_without_cache_agree_past_the_context(registry, variant, options):
     """Learned positions: past context_length both read the last 16 tokens; the cached one rebuilds its cache."""
@@ -109,6 +111,7 @@ def test_generate_with_and_without_cache_agree_past_the_context(registry, varian
     assert torch.equal(model.generate(prompt, STEPS, temperature=0), model.generate(prompt, STEPS, temperature=0, use_cache=False))
 
 
+@pytest.mark.floats
 @pytest.mark.parametrize("variant, options", [c for c in CASES if c[0] in ("multi-head", "sliding-window", "alibi")],
                          ids=[i for i, c in zip(IDS, CASES, strict=True) if c[0] in ("multi-head", "sliding-window", "alibi")])
 def test_a_position_free_model_keeps_its_cache_far_past_the_context(registry, variant, options):
@@ -140,6 +143,7 @@ def test_gqa_caches_only_its_key_value_heads(registry):
     assert full_cache[0].nbytes == 4 * cache[0].nbytes
 
 
+@pytest.mark.floats
 def test_the_shipped_tiny_model_decodes_the_same_with_and_without_its_cache():
     model, tok = load_tiny()
     prompt = torch.tensor([tok.encode("the fox that the child saw was")])
@@ -149,6 +153,7 @@ def test_the_shipped_tiny_model_decodes_the_same_with_and_without_its_cache():
     assert torch.equal(*sampled)  # past the context too, with the same draws
 
 
+@pytest.mark.floats
 def test_sampling_consumes_the_generator_the_same_way_with_top_k_and_temperature(registry):
     model = _gpt(registry, "multi-head", {})
     prompt = torch.randint(0, 40, (3, 4), generator=torch.Generator().manual_seed(4))
@@ -236,6 +241,7 @@ def test_a_model_that_sees_the_future_cannot_be_cached(registry):
         model.generate(torch.zeros(1, 3, dtype=torch.long), 2)
 
 
+@pytest.mark.floats
 @pytest.mark.parametrize("variant", ["every-other", "band-declared"])
 def test_a_mask_only_variant_and_a_declared_kernel_are_cached_exactly(odd_registry, variant):
     model = _gpt(odd_registry, variant, {})
@@ -246,6 +252,7 @@ def test_a_mask_only_variant_and_a_declared_kernel_are_cached_exactly(odd_regist
 # ---- the cache itself ----------------------------------------------------------------------
 
 
+@pytest.mark.floats
 def test_kv_cache_appends_in_place_and_forgets_in_order():
     cache = KVCache(reserve=5)
     k = torch.arange(2 * 3 * 4, dtype=torch.float32).view(1, 2, 3, 4)  # (B, Hkv, 3 tokens, hd)
@@ -274,6 +281,7 @@ def test_cache_of_the_wrong_model_and_a_full_learned_context_are_clear_errors(re
         model(torch.zeros(1, 1, dtype=torch.long), cache=cache[:2])
 
 
+@pytest.mark.floats
 def test_plain_forward_is_untouched_by_the_cache_api(registry):
     model = _gpt(registry, "multi-head", {})
     idx = torch.randint(0, 40, (2, 9))

@@ -1,11 +1,13 @@
 """The package reads as layers: arrows point down only, no cycles, and the UI holds no maths.
 
-    root  <-  lab, kit, bench  <-  render  <-  serve  <-  ui  <-  cli
+    root  <-  gpt, text  <-  model, corpus  <-  proc  <-  lab, kit, bench  <-  render  <-  serve  <-  ui  <-  cli
 
-lab, kit and bench are peers and never import each other. core.probes and core.testing live at the
-root for their public import paths but are the kit's doors; core.__main__ is the CLI's. The root's own
-subpackages (gpt: the GPT's parts behind core.model; proc: child processes; text: the segmenter) are
-the root too, and they hold no public doors: nothing at the root re-exports them but core.model.
+Packages are layers too, the root's own included: the root's modules (the contract and the maths of one
+layer) import none of core's packages; gpt (the GPT's parts) and text (the segmenter) sit on them; the doors
+core.model and core.corpus open onto gpt and text; proc (child processes) preloads core.model. lab, kit and
+bench are peers and never import each other, nor do gpt and text. core.probes and core.testing live at the
+root for their public import paths but are the kit's doors, core.notebook the render layer's, core.__main__
+the CLI's.
 """
 
 from __future__ import annotations
@@ -17,10 +19,12 @@ from pathlib import Path
 import pytest
 
 CORE = Path(__file__).resolve().parents[1] / "core"
-RANK = {"root": 0, "lab": 1, "kit": 1, "bench": 1, "render": 2, "serve": 3, "ui": 4, "cli": 5}
-DOORS = {"core.probes": "kit", "core.testing": "kit", "core.notebook": "render", "core.__main__": "cli"}
-ROOT_PACKAGES = {"gpt", "proc", "text"}  # the root's parts, folded away from the contract and the maths
-ORDER = "root <- lab, kit, bench <- render <- serve <- ui <- cli"
+RANK = {"root": 0, "gpt": 1, "text": 1, "doors": 2, "proc": 3, "lab": 4, "kit": 4, "bench": 4,
+        "render": 5, "serve": 6, "ui": 7, "cli": 8}
+DOORS = {"core.model": "doors", "core.corpus": "doors",
+         "core.probes": "kit", "core.testing": "kit", "core.notebook": "render", "core.__main__": "cli"}
+ROOT_PACKAGES = {"gpt", "proc", "text"}  # the root's parts, kept away from the contract and the maths
+ORDER = "root <- gpt, text <- model, corpus <- proc <- lab, kit, bench <- render <- serve <- ui <- cli"
 
 
 def module_name(path: Path, root: Path) -> str:
@@ -29,11 +33,10 @@ def module_name(path: Path, root: Path) -> str:
 
 
 def layer(module: str) -> str:
+    """A package's modules (its __init__ too) are its layer; a module at core's top is the root, or a door."""
     parts = module.split(".")
     if module in DOORS:
         return DOORS[module]
-    if len(parts) > 1 and parts[1] in ROOT_PACKAGES:
-        return "root"
     return parts[1] if len(parts) > 2 or (len(parts) == 2 and parts[1] in RANK) else "root"
 
 
@@ -113,19 +116,37 @@ def test_no_import_cycles():
 def test_every_module_sits_in_a_known_layer():
     assert {layer(m) for m in graph(CORE)} <= set(RANK)
     packages = {p.name for p in CORE.iterdir() if p.is_dir() and (p / "__init__.py").exists()}
-    assert packages == set(RANK) - {"root"} | ROOT_PACKAGES
+    assert packages == set(RANK) - {"root", "doors"} and ROOT_PACKAGES <= packages
+    folders = {p.parent.relative_to(CORE).parts[0] for p in CORE.rglob("*.py") if p.parent != CORE}
+    assert folders <= packages  # no module hides in a folder without an __init__.py (it would escape its layer)
 
 
 ROOT_MODULES = {  # the contract, the maths of one layer, and the public doors: nothing else at core/'s top
-    "__init__", "__main__", "config", "variant", "hookspecs", "registry",
-    "attention", "formula", "masks", "banded", "transfer", "classic", "seeding",
+    "__init__", "__main__", "config", "variant", "hookspecs", "registry", "i18n",
+    "attention", "fast_paths", "masks", "transfer", "classic", "seeding",
     "model", "corpus", "probes", "testing", "notebook",
     "i18n", "said",  # every visible sentence by its msgid (any layer says one); one kept to be said when shown
+}
+FORMULA = {  # the one-layer formula and its cached path: two files at the root, nowhere else
+    "core.attention": {"AttentionModule", "AttentionTrace", "attend", "split_heads", "merge_heads", "repeat_kv",
+                       "no_empty_rows", "zero_padding"},
+    "core.fast_paths": {"sdpa", "banded_attention", "KVCache", "CachedDecoding"},
 }
 
 
 def test_the_root_holds_the_contract_the_maths_and_the_doors_only():
     assert {p.stem for p in CORE.glob("*.py")} <= ROOT_MODULES
+
+
+def test_the_formula_and_its_cached_path_are_defined_in_two_root_files_only():
+    """Each piece defined once, where FORMULA says: a second definition elsewhere would be a second formula."""
+    names = set().union(*FORMULA.values())
+    where = {}
+    for path in CORE.rglob("*.py"):
+        for node in ast.parse(path.read_text(encoding="utf-8")).body:
+            if isinstance(node, ast.FunctionDef | ast.ClassDef) and node.name in names:
+                where.setdefault(node.name, []).append(module_name(path, CORE))
+    assert where == {name: [module] for module, defined in FORMULA.items() for name in defined}
 
 
 def test_child_processes_are_started_by_the_kit_the_benchmarks_and_the_serving_layer_only():
@@ -157,10 +178,29 @@ def test_the_layer_check_catches_peers_and_lazy_imports(planted):
         f"core.lab.steps (line {len(steps.read_text().splitlines())}) imports core.kit.conformance"]
 
 
+def test_the_layer_check_catches_a_root_module_importing_a_root_package(planted):
+    """The import issue 36 found: the formula reaching up into the GPT's parts (then core/gpt/kv_cache.py)."""
+    attention = planted / "attention.py"
+    attention.write_text(attention.read_text() + "\nfrom .gpt.block import TransformerBlock\n")
+    masks = planted / "masks.py"
+    masks.write_text(masks.read_text() + "\n\ndef f():\n    from core import model\n")
+    lines = violations(planted)
+    assert len(lines) == 2 and "core.attention (line " in lines[0] and "imports core.gpt.block: root -> gpt" in lines[0]
+    assert "core.masks (line " in lines[1] and "imports core.model: root -> doors" in lines[1]
+
+
+def test_the_layer_check_catches_a_package_importing_its_door_or_a_peer_package(planted):
+    block = planted / "gpt" / "block.py"
+    block.write_text(block.read_text() + "\nfrom .. import model\nfrom ..text import segment\n")
+    lines = violations(planted)
+    assert [line.split(": ", 1)[1] for line in lines] == [f"gpt -> doors is against {ORDER}", f"gpt -> text is against {ORDER}"]
+    assert all(line.startswith("core.gpt.block (line ") for line in lines)
+
+
 def test_the_cycle_check_catches_a_planted_cycle(planted):
     masks = planted / "masks.py"
-    masks.write_text(masks.read_text() + "\nfrom . import banded\n")  # banded imports attention, which imports masks
-    assert cycles(planted) == [["core.attention", "core.banded", "core.masks"]]
+    masks.write_text(masks.read_text() + "\nfrom . import attention\n")  # attention imports masks (and fast_paths)
+    assert cycles(planted) == [["core.attention", "core.fast_paths", "core.masks"]]
 
 
 def test_core_does_not_import_the_built_in_plugins():

@@ -54,6 +54,7 @@ def test_the_mask_step_comes_after_the_future_token_edit_in_both_languages(regis
     assert lesson_training.PARAMS == {"mask": ex.MaskParams(), "scale": ex.ScaleParams()}  # = what warm() trains
 
 
+@pytest.mark.kernel_free
 def test_the_mask_steps_check_reports_the_shared_runs_own_figures(registry, monkeypatch):
     *_, run = served.shared_mask_experiment(SMALL_MASK)  # the class's run (a worker process), then cached
     calls = []
@@ -83,6 +84,7 @@ def test_the_mask_steps_check_reports_the_shared_runs_own_figures(registry, monk
     assert NUMBER.findall(es.check) == NUMBER.findall(s.check) and es.view["panels"][0]["title"] == "Pérdida con y sin la máscara"
 
 
+@pytest.mark.kernel_free
 def test_the_scale_steps_check_reports_the_runs_largest_weight_and_gradient(registry, monkeypatch):
     *_, run = served.shared_scale_experiment(SMALL_SCALE)
     s = shown(step_of(registry, "scale"), monkeypatch, SMALL_SCALE)
@@ -135,6 +137,7 @@ def a_step(state: str) -> fmt.Step:
     return fmt.parse(text, "panels.md").steps[0]
 
 
+@pytest.mark.kernel_free
 def test_a_step_can_pick_the_scale_runs_loss_panel(monkeypatch):
     """panel: 3 is the √d run's training loss (its 4th panel, the most of any chart): the range a lesson may name."""
     *_, run = served.shared_scale_experiment(SMALL_SCALE)

@@ -21,6 +21,7 @@ def test_sliding_window_matches_its_definition(T, window, stride):
     assert sliding_window_mask(T, window, stride).tolist() == expected
 
 
+@pytest.mark.floats
 def test_window_as_long_as_the_sequence_is_the_causal_mask():
     assert torch.equal(sliding_window_mask(6, 6), causal_mask(6))
 

@@ -31,6 +31,7 @@ def view_of(r):
                             n_kv_heads=tr.k.shape[1])
 
 
+@pytest.mark.floats
 def test_the_view_carries_the_weights_the_mask_and_the_scaled_scores(lab):
     r = run(lab, n_heads=4)
     data = view_of(r)
@@ -42,6 +43,7 @@ def test_the_view_carries_the_weights_the_mask_and_the_scaled_scores(lab):
     json.dumps(data, allow_nan=False)  # plain JSON: no NaN or Infinity for the browser to choke on
 
 
+@pytest.mark.floats
 def test_gqa_titles_name_the_kv_head_each_query_head_really_reads(lab):
     r = run(lab, variant="gqa", n_heads=4, options='{"n_kv_heads": 2}')
     titles = [h["title"] for h in view_of(r)["heads"]]
@@ -53,6 +55,7 @@ def test_gqa_titles_name_the_kv_head_each_query_head_really_reads(lab):
         torch.testing.assert_close(tr.scores[0, h], expected)
 
 
+@pytest.mark.floats
 def test_the_sliding_window_band_is_blocked_outside_the_window(lab):
     r = run(lab, "a b c d e f", variant="sliding-window", options='{"window": 2}')
     blocked = matrix.unpacked(view_of(r)["heads"][0]["blocked"]).astype(bool)
@@ -74,6 +77,7 @@ def test_not_normalised_weights_are_not_claimed_to_sum_to_1():
     assert "sums to 1" in matrix.attention(["a", "b"], w / 4, np.ones((2, 2), dtype=bool))["labels"]["legend"][0]["text"]
 
 
+@pytest.mark.floats
 def test_matrices_travel_packed_and_come_back_exactly():
     a = np.array([[0.123456, -math.inf], [math.nan, math.inf]], dtype=np.float32)
     p = matrix.packed(a)
@@ -96,6 +100,7 @@ def test_colour_maps_are_matplotlibs_own():
         assert list(stops) == [to_hex(colormaps[name](k / 10)) for k in range(11)]
 
 
+@pytest.mark.floats
 def test_mask_view_and_the_three_ways():
     allowed = np.tril(np.ones((4, 4), dtype=bool))
     m = matrix.mask(allowed)
@@ -105,6 +110,7 @@ def test_mask_view_and_the_three_ways():
     assert [("blocked" in h) for h in three["heads"]] == [True, True, False]  # the wrong way's leak stays visible
 
 
+@pytest.mark.floats
 def test_step_stages_as_matrices(lab):
     r = run(lab, causal=True)
     by_name = {s.name: tab_matrices.stage(s, r.tokens.tokens) for s in steps.stages(r, 1)}
@@ -135,6 +141,7 @@ def test_formula_markdown_typesets_the_softmax_path_and_quotes_a_plugins_own_for
     assert "softmax" in steps.formula_markdown(scaled["weights"])
 
 
+@pytest.mark.floats
 def test_model_view():
     w = np.random.default_rng(0).random((2, 3, 4, 4))
     data = matrix.model_view(list("abcd"), w, [["t"] * 3] * 2, [["d"] * 3] * 2, (1, 2),

@@ -34,6 +34,7 @@ def _small(variant: str, **kw) -> GPTConfig:
     return GPTConfig(vocab_size=30, context_length=10, d_model=16, n_heads=4, n_layers=2, variant=variant, **kw)
 
 
+@pytest.mark.floats
 @pytest.mark.parametrize("variant", sorted(load_registry().variants))
 def test_whole_gpt_is_causal_with_every_variant(variant):
     torch.manual_seed(0)
@@ -48,6 +49,7 @@ def test_whole_gpt_is_causal_with_every_variant(variant):
         assert not torch.equal(a[:, k:], b[:, k:])
 
 
+@pytest.mark.floats
 def test_a_mask_free_model_does_leak_the_future():
     torch.manual_seed(0)
     model = GPT(_small("multi-head", causal=False)).eval()
@@ -73,6 +75,7 @@ def test_bad_config_is_one_clear_error():
         GPT(_small("no-such-variant"))
 
 
+@pytest.mark.floats
 def test_trace_gives_every_layer_and_head_as_causal_probability_rows():
     torch.manual_seed(0)
     model = GPT(_small("gqa", options={"n_kv_heads": 2})).eval()
@@ -95,6 +98,7 @@ class _Plugin:
         register(Variant(name="half-width", title="Half width", summary="narrow heads", build=_HalfWidthHeads))
 
 
+@pytest.mark.floats
 def test_a_third_party_variant_builds_a_whole_causal_gpt():
     registry = load_registry(entry_points=False, plugins=[_Plugin()])
     torch.manual_seed(0)
@@ -107,6 +111,7 @@ def test_a_third_party_variant_builds_a_whole_causal_gpt():
         assert torch.equal(model(idx)[:, :5], model(changed)[:, :5])
 
 
+@pytest.mark.kernel_free
 def test_model_tab_breaks_the_count_down_and_shows_what_gqa_saves(client):
     chart, parts, compare, summary, payload = client.predict("gpt2-small", "gqa", 4, 256, api_name="/model_size")
     cache = chart["panels"][1]["series"][0]["y"]

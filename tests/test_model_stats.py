@@ -14,6 +14,7 @@ def registry():
     return load_registry(entry_points=False)
 
 
+@pytest.mark.kernel_free
 def test_gqa_saves_k_and_v_heads_and_the_summary_says_by_how_much(registry):
     parts, compare, summary, payload = model_size(registry, "gpt2-small", "gqa", 4, 256)
     assert payload["total"] == 124_439_808 - 12 * 2 * (12 - 4) * 64 * (768 + 1)  # K and V lose 8 heads per layer

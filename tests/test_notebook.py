@@ -22,6 +22,7 @@ ROOT = Path(__file__).resolve().parents[1]
 HOSTILE = "</script><img src=x onerror=alert(1)>"
 
 
+@pytest.mark.floats
 def test_head_view_takes_transformers_attentions_layer_by_layer(checkpoint):  # noqa: F811
     folder, hf = checkpoint
     _, tokenizer = load_gpt2(folder)
@@ -35,6 +36,7 @@ def test_head_view_takes_transformers_attentions_layer_by_layer(checkpoint):  # 
     assert "<script>" in view._repr_html_() and "http" not in view._repr_html_().replace("http://www.w3.org", "")
 
 
+@pytest.mark.floats
 def test_model_view_of_our_gpt_shows_every_layer_and_head_of_its_trace():
     model, tokenizer = load_tiny()
     sentence = "合同 违约金 过高 ， 它 可能 存在 风险"
@@ -48,6 +50,7 @@ def test_model_view_of_our_gpt_shows_every_layer_and_head_of_its_trace():
                for h, d in enumerate(row))
 
 
+@pytest.mark.floats
 def test_head_view_of_a_variants_trace_and_one_sentence_for_a_mistake():
     layer = load_registry().build("sliding-window", AttentionConfig(d_model=16, n_heads=2, options={"window": 2}))
     with torch.no_grad():

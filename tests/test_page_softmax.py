@@ -35,6 +35,7 @@ def view(lab, variant, causal, scaled):
     return views.attention(lab, SENTENCE, variant, causal, scaled, s["n_heads"], s["d_model"], s["seed"], s["options"])
 
 
+@pytest.mark.floats
 def test_the_pages_formula_is_torchs_softmax_of_the_scaled_masked_scores():
     torch.manual_seed(0)
     q, k = torch.randn(2, 6, 8), torch.randn(2, 6, 8)  # (H, T, hd)
@@ -64,6 +65,7 @@ def test_a_variant_that_is_not_that_softmax_keeps_the_server_path(lab):
     assert page_softmax(run, run) is None  # two runs with the same mask say nothing about the other one
 
 
+@pytest.mark.floats
 @pytest.mark.browser
 def test_the_pages_weights_equal_the_apis_for_every_built_in_variant_and_toggle(browser, lab):
     page, errors = page_with(browser)

@@ -86,6 +86,7 @@ def test_nan_weights_are_drawn_as_zero_said_in_a_note_and_written_nan_in_the_jso
     assert view.check == "some rows hold NaN or infinite weights: they are not probabilities"
 
 
+@pytest.mark.kernel_free
 def test_a_third_party_variant_gives_the_numbers_it_gives_in_process(lab, monkeypatch):
     monkeypatch.setitem(lab.guard.timeouts, "view", 60.0)  # a busy machine: this test is about the numbers
     req = make_request("the same numbers either way", "outside", n_heads=4, seed=3)

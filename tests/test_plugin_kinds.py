@@ -36,6 +36,7 @@ def _gpt(registry, variant, options) -> GPT:
     return small_gpt(registry, variant, options, n_layers=2)
 
 
+@pytest.mark.floats
 @pytest.mark.parametrize("variant, options", KINDS, ids=[f"{v}-{'-'.join(map(str, o.values()))}" for v, o in KINDS])
 def test_every_kind_decodes_with_the_cache_as_a_full_recompute(zoo, variant, options):
     model = _gpt(zoo, variant, options)
@@ -75,6 +76,7 @@ def test_the_kit_names_a_past_that_changes_with_T():
                for f in report.failures), report.failures
 
 
+@pytest.mark.floats
 def test_differential_attention_keeps_two_maps_and_their_difference(zoo):
     layer = seeded_init(zoo.build("diff-attention", AttentionConfig(d_model=16, n_heads=2)), 0).eval()
     tr = layer.trace(torch.randn(1, 5, 16))
@@ -85,6 +87,7 @@ def test_differential_attention_keeps_two_maps_and_their_difference(zoo):
     assert tr.per_map("scaled").shape == (1, 2, 2, 5, 5) and tr.first_map("scores").dim() == 4
 
 
+@pytest.mark.floats
 def test_keep_init_keeps_lambda_init_and_leaves_every_other_draw_alone(zoo):
     config = AttentionConfig(options={"lambda_init": 0.8})
     kept = seeded_init(zoo.build("diff-attention", config), 0)

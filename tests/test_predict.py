@@ -33,6 +33,7 @@ def _logits(model, ids):
         return model(torch.tensor([ids]))[0, -1]  # (V,)
 
 
+@pytest.mark.floats
 def test_probabilities_cover_the_vocabulary_and_match_the_model(tiny):
     model, tok = tiny
     V = len(tok)
@@ -52,6 +53,7 @@ def test_top_ten_by_default_likeliest_first(tiny):
     assert out.tokens == SENTENCE.split() and out.position == len(out.tokens) - 1 and out.actual is None
 
 
+@pytest.mark.floats
 def test_top_k_keeps_only_k_words_renormalised(tiny):
     model, tok = tiny
     full = predict.next_words(model, tok, SENTENCE)
@@ -74,6 +76,7 @@ def test_temperature_zero_is_greedy_and_higher_temperature_is_flatter(tiny):
     assert words.tokens == model.generate(torch.tensor([tok.encode("the")]), 12, temperature=0)[0, 1:].tolist()
 
 
+@pytest.mark.floats
 def test_any_position_reads_only_the_words_up_to_it(tiny):
     model, tok = tiny
     ids = tok.encode(SENTENCE)
@@ -93,6 +96,7 @@ def test_the_same_seed_gives_the_same_words_and_another_seed_other_words(tiny):
     assert runs[0].words != runs[2].words or runs[0].words != runs[3].words
 
 
+@pytest.mark.floats
 def test_one_word_at_a_time_equals_generating_them_all(tiny):
     model, tok = tiny
     whole = predict.generate(model, tok, "the cat", n_words=6, temperature=1.0, top_k=8, seed=11)
@@ -104,6 +108,7 @@ def test_one_word_at_a_time_equals_generating_them_all(tiny):
     assert step.tokens == tok.decode(ids).split()
 
 
+@pytest.mark.floats
 def test_the_new_tokens_attention_rows_are_probability_rows_over_what_came_before(tiny):
     model, tok = tiny
     ids = tok.encode(SENTENCE)

@@ -29,6 +29,7 @@ def test_the_head_is_named_from_that_measurement(report):
     assert role.name == "pronoun → its noun" and role.scores[role.name] >= 0.5
 
 
+@pytest.mark.kernel_free
 def test_seeing_the_noun_makes_the_word_after_may_predictable(report):
     for lang in LANGUAGES:
         assert report.n_after_may[lang] >= 70

@@ -1,5 +1,6 @@
 """Property tests: random sizes, configs and paddings never give NaN or a non-causal weight."""
 
+import pytest
 import torch
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
@@ -7,6 +8,8 @@ from hypothesis import strategies as st
 from core import AttentionConfig, load_registry
 from core.config import divisors
 from core.masks import padding_mask
+
+pytestmark = pytest.mark.floats  # every test here compares floats torch computed
 
 REGISTRY = load_registry(entry_points=False)
 

@@ -11,6 +11,7 @@ from tests.test_gpt2_loader import _ids, checkpoint  # noqa: F401 - the random G
 SENTENCE = "the fox that the child saw was"
 
 
+@pytest.mark.floats
 def test_the_tiny_model_intact_then_with_its_mask_lifted(client):
     _, intact = client.predict(SENTENCE, "tiny", True, True, "[]", api_name="/model_attention")
     T = len(intact["tokens"])
@@ -23,6 +24,7 @@ def test_the_tiny_model_intact_then_with_its_mask_lifted(client):
     assert "causal mask lifted" in summary and "1 head(s) zeroed" in summary
 
 
+@pytest.mark.floats
 def test_gpt2_by_the_apps_variable_equals_transformers(client, checkpoint, monkeypatch):  # noqa: F811
     folder, hf = checkpoint
     monkeypatch.setenv("ATTENTION_LAB_GPT2", str(folder))

@@ -37,6 +37,7 @@ def _hf_inside(hf, ids: list[int], layer: int):
     return seen["hidden"][0], out  # (T, d)
 
 
+@pytest.mark.floats
 @pytest.mark.parametrize("layer", [0, 1, 2])
 def test_every_stage_equals_transformers_internals_for_the_layer(gpt2, layer):
     model, _, hf, ids = gpt2
@@ -59,6 +60,7 @@ def test_every_stage_equals_transformers_internals_for_the_layer(gpt2, layer):
         assert torch.allclose(steps.stages["context"], ref, atol=TOL)
 
 
+@pytest.mark.floats
 def test_the_toggles_reach_the_stages_and_the_shown_stages_are_labelled(gpt2):
     model, tokenizer, _, ids = gpt2
     off = layer_steps(model, ids, 2, 1, causal=False, scaled=False)
@@ -73,6 +75,7 @@ def test_the_toggles_reach_the_stages_and_the_shown_stages_are_labelled(gpt2):
             layer_steps(model, ids, *bad)
 
 
+@pytest.mark.floats
 def test_changing_a_later_token_leaves_every_earlier_row_of_every_layer_identical(gpt2):
     model, tokenizer, _, ids = gpt2
     position = len(ids) // 2

@@ -228,6 +228,7 @@ def test_threads_left_behind_cost_the_worker_not_the_answer(worker):
     assert worker.call(os.getpid) != pid  # the process with the stray thread was replaced
 
 
+@pytest.mark.floats
 def test_tensors_come_back_by_value_from_a_worker_that_is_gone(worker):
     import torch
 

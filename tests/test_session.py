@@ -34,6 +34,7 @@ def test_bad_requests_name_the_problem(lab):
         lab.run(make_request("\u200b\u200b"))
 
 
+@pytest.mark.floats
 def test_weights_agree_with_torch_sdpa(lab):
     run = lab.run(make_request("The cat sat on the mat", n_heads=4, d_model=16, seed=3))
     tr = run.trace
@@ -44,6 +45,7 @@ def test_weights_agree_with_torch_sdpa(lab):
     assert torch.all(run.weights.triu(1) == 0)
 
 
+@pytest.mark.floats
 def test_unscaled_and_unmasked_agree_with_sdpa(lab):
     run = lab.run(make_request("one two three four", causal=False, scaled=False))
     tr = run.trace
@@ -52,6 +54,7 @@ def test_unscaled_and_unmasked_agree_with_sdpa(lab):
     assert row_check(run).above_diagonal > 0
 
 
+@pytest.mark.floats
 def test_same_seed_same_layer_and_cache_is_bounded(lab):
     req = make_request("the same sentence", seed=7)
     assert lab.run(req) is lab.run(req)  # the LRU cache hands back the computed result
@@ -67,6 +70,7 @@ def test_same_seed_same_layer_and_cache_is_bounded(lab):
     assert not torch.equal(lab.run(make_request("the same sentence", seed=8)).weights, lab.run(req).weights)
 
 
+@pytest.mark.floats
 def test_seeded_init_is_private_to_the_call():
     a, b = torch.nn.Linear(4, 4), torch.nn.Linear(4, 4)  # built with different global-RNG weights
     torch.manual_seed(0)
@@ -127,6 +131,7 @@ def test_gqa_sharing_and_stages(lab):
         stages(run, 4)
 
 
+@pytest.mark.floats
 def test_trace_json_recomputes_the_weights(lab, tmp_path):
     run = lab.run(make_request("The cat sat", n_heads=2, seed=1))
     path = trace_file(run, str(tmp_path))

@@ -127,6 +127,7 @@ def test_tokens_never_contain_whitespace_control_or_empty(s):
         assert not any(ord(c) < 32 or c in "\u200b\ufeff\u2060" for c in t)
 
 
+@pytest.mark.floats
 def test_same_token_same_vector_in_every_sentence():
     a = embed(toks("the cat saw the dog"), 16)  # (1, 5, 16)
     b = embed(toks("dog"), 16)
@@ -138,6 +139,7 @@ def test_same_token_same_vector_in_every_sentence():
     assert torch.equal(token_vector("cat", 16), token_vector("cat", 16))
 
 
+@pytest.mark.kernel_free
 def test_embeddings_are_stable_across_processes():
     # blake2b, not hash(): fixed numbers, whatever PYTHONHASHSEED says
     v = token_vector("attention", 4, seed=0)
@@ -150,10 +152,12 @@ def test_embeddings_are_stable_across_processes():
     assert torch.allclose(v, torch.tensor(eval(out)))
 
 
+@pytest.mark.floats
 def test_seed_changes_vectors():
     assert not torch.allclose(token_vector("cat", 16, seed=0), token_vector("cat", 16, seed=1))
 
 
+@pytest.mark.floats
 def test_positions_match_the_published_formula():
     pe = positions(50, 8)
     p, i = 7, 1
@@ -162,6 +166,7 @@ def test_positions_match_the_published_formula():
     assert positions(3, 5).shape == (3, 5)  # odd width works
 
 
+@pytest.mark.floats
 def test_embed_at_is_what_embed_puts_there():
     x = embed(("a", "b", "c"), 8, seed=3)
     assert torch.allclose(x[0, 2], embed_at("c", 2, 8, seed=3))

@@ -46,6 +46,7 @@ def test_tiny_model_beats_the_unigram_baseline_on_fresh_text_by_a_wide_margin(ti
     assert loss <= 0.5 * unigram, f"model {loss:.3f} bits/word vs unigram {unigram:.3f}"
 
 
+@pytest.mark.floats
 def test_the_tiny_model_is_causal(tiny):
     model, tokenizer = tiny
     idx = torch.tensor([tokenizer.encode("the fox that the child saw was hungry , so the fox slept .")])
@@ -55,6 +56,7 @@ def test_the_tiny_model_is_causal(tiny):
         assert torch.equal(model(idx)[:, :8], model(changed)[:, :8])
 
 
+@pytest.mark.floats
 def test_training_is_seeded_and_reproducible():
     config = GPTConfig(vocab_size=len(Tokenizer.from_lexicon()), context_length=16, d_model=16, n_heads=2, n_layers=1)
     data = encode_corpus(200, 0)

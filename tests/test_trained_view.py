@@ -10,6 +10,7 @@ from core.lab.trained_view import NAME_THRESHOLD, pattern_scores, reference_role
 SENTENCE = "the fox that the child saw was hungry , so the fox slept ."
 
 
+@pytest.mark.floats
 def test_view_gives_tokens_and_every_layers_and_heads_causal_weights():
     view = trained_view(SENTENCE)
     T = len(view.tokens)
@@ -69,6 +70,7 @@ def test_reference_roles_name_a_pattern_only_above_the_threshold():
                 assert max(role.scores.values()) < NAME_THRESHOLD
 
 
+@pytest.mark.floats
 def test_layer_panel_names_every_head_of_the_layer_from_measurements():
     from core.lab.trained_view import EXAMPLES, layer_panel, trained_view
     from core.model import load_tiny, tiny_config

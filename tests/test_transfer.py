@@ -15,6 +15,7 @@ def pair(seed: int, d_in: int, d_out: int):
     return SelfAttention_v2(d_in, d_out), SelfAttention_v1(d_in, d_out), torch.rand(1, 6, d_in)
 
 
+@pytest.mark.floats
 @pytest.mark.parametrize("d_in, d_out", [(3, 2), (4, 4), (2, 5)])
 def test_v2_to_v1_gives_equal_outputs(d_in, d_out):
     v2, v1, x = pair(123, d_in, d_out)
@@ -26,6 +27,7 @@ def test_v2_to_v1_gives_equal_outputs(d_in, d_out):
     torch.testing.assert_close(v1.W_query.data, v2.W_query.weight.data.T)
 
 
+@pytest.mark.floats
 def test_no_transpose_with_different_sizes_is_a_shape_error_that_explains_the_transpose():
     v2, v1, _ = pair(123, 3, 2)
     before = v1.W_query.detach().clone()
@@ -34,6 +36,7 @@ def test_no_transpose_with_different_sizes_is_a_shape_error_that_explains_the_tr
     assert torch.equal(v1.W_query, before)  # nothing half-copied
 
 
+@pytest.mark.floats
 def test_no_transpose_with_square_weights_is_silently_wrong():
     v2, v1, x = pair(123, 4, 4)
     transfer_v2_to_v1(v2, v1, mistake="no-transpose")
@@ -67,6 +70,7 @@ def test_stacked_heads_copy_into_the_fused_layer(n_heads, causal, bias):
     assert compare(stacked, fused, x).equal
 
 
+@pytest.mark.floats
 @pytest.mark.parametrize("causal", [True, False])
 @pytest.mark.parametrize("bias", [True, False])
 def test_fused_layer_copied_into_nn_multihead_attention(causal, bias):
@@ -81,6 +85,7 @@ def test_fused_layer_copied_into_nn_multihead_attention(causal, bias):
     assert result.equal, result.max_abs_diff
 
 
+@pytest.mark.floats
 @pytest.mark.parametrize("causal", [True, False])
 def test_a_fully_padded_sequence_gives_zero_rows_not_nan_through_nn_multihead_attention(causal):
     torch.manual_seed(0)

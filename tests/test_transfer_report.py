@@ -12,6 +12,7 @@ PUBLISHED_V2_789 = [[-0.0739, 0.0713], [-0.0748, 0.0703], [-0.0749, 0.0702],
                     [-0.0760, 0.0685], [-0.0763, 0.0679], [-0.0754, 0.0693]]
 
 
+@pytest.mark.floats
 def test_correct_transfer_is_the_same_function_up_to_float_rounding():
     # v1 computes x @ W, v2 nn.Linear's x @ W.T: two kernels, equal on one CPU, a few ulps apart on another
     r = v2_to_v1(123, 3, 2, "none")
@@ -25,11 +26,13 @@ def test_correct_transfer_is_the_same_function_up_to_float_rounding():
     assert len(r.shapes) == 6
 
 
+@pytest.mark.floats
 def test_published_numbers_reproduce():
     r = v2_to_v1(789, 3, 2, "none")
     assert torch.allclose(torch.tensor(r.out_v2), torch.tensor(PUBLISHED_V2_789), atol=1e-4)
 
 
+@pytest.mark.floats
 def test_no_transpose_is_a_shape_error_when_d_in_differs():
     r = v2_to_v1(123, 3, 2, "no-transpose")
     p = r.payload()
@@ -37,17 +40,20 @@ def test_no_transpose_is_a_shape_error_when_d_in_differs():
     assert "weight.T" in p["error"] and "(2, 3)" in p["error"]
 
 
+@pytest.mark.floats
 def test_no_transpose_is_silently_wrong_when_square():
     r = v2_to_v1(123, 3, 3, "no-transpose")
     assert r.error is None and not r.equal and r.max_abs_diff > 1e-3
     assert "silently wrong" in r.verdict
 
 
+@pytest.mark.floats
 def test_swap_query_key_is_wrong():
     r = v2_to_v1(123, 3, 2, "swap-query-key")
     assert not r.equal and r.max_abs_diff > 0
 
 
+@pytest.mark.floats
 def test_global_rng_untouched():
     torch.manual_seed(5)
     expected = torch.rand(1)
@@ -63,6 +69,7 @@ def test_bad_values():
         v2_to_v1(1, 3, 2, "oops")
 
 
+@pytest.mark.floats
 def test_other_transfers_agree():
     results = other_transfers(load_registry(entry_points=False), seed=3)
     assert len(results) == 2 and all(o.equal and o.max_abs_diff < 1e-5 for o in results)

@@ -51,16 +51,19 @@ def test_built_in_variants_are_registered():
         assert v.title and v.summary and len(v.notes) > 40 and v.plugin.startswith("attention_plugins.")
 
 
+@pytest.mark.floats
 def test_no_output_depends_on_a_later_input(name):
     assert causality_failures(build(name), torch.randn(1, T, D)) == []
 
 
+@pytest.mark.floats
 def test_weights_rows_sum_to_one_and_upper_triangle_is_exactly_zero(name):
     w = build(name).trace(torch.randn(2, T, D)).weights  # (2, H, T, T)
     torch.testing.assert_close(w.sum(-1), torch.ones_like(w.sum(-1)))
     assert torch.equal(w.triu(1), torch.zeros_like(w))
 
 
+@pytest.mark.floats
 @pytest.mark.parametrize("causal", [True, False])
 def test_forward_equals_trace_output(name, causal):
     layer, x = build(name, causal=causal), torch.randn(2, T, D)
@@ -83,6 +86,7 @@ def test_no_nan_with_padding(name, causal):
     assert not x.grad.isnan().any()
 
 
+@pytest.mark.floats
 def test_causal_false_sees_the_future(name):
     layer = build(name, causal=False)
     x = torch.randn(1, T, D)
@@ -109,6 +113,7 @@ class ZeroFillAttention(AttentionModule):
         return t
 
 
+@pytest.mark.floats
 def test_the_zero_fill_mistake_is_caught_by_the_same_check():
     torch.manual_seed(0)
     wrong = ZeroFillAttention(AttentionConfig(d_model=D, n_heads=4))

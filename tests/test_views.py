@@ -31,6 +31,7 @@ def test_attention_view_notes(lab):
         views.attention(lab, "")
 
 
+@pytest.mark.floats
 def test_causality_view(lab):
     v = views.causality(lab, "The cat sat on the mat", 2, "dog")
     assert views.causality(lab, "The cat sat on the mat", 2.0, "dog") is v

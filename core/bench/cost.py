@@ -8,8 +8,8 @@ from pathlib import Path
 
 import torch
 
-from ..banded import score_entries
 from ..config import AttentionConfig, ConfigError, whole
+from ..fast_paths import score_entries
 from ..i18n import t
 
 ASSETS = Path(__file__).resolve().parents[1] / "assets"

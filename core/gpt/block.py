@@ -6,9 +6,9 @@ from functools import lru_cache
 
 from torch import Tensor, nn
 
+from ..fast_paths import KVCache
 from ..registry import Registry, load_registry
 from .config import GPTConfig
-from .kv_cache import KVCache
 
 
 class MLP(nn.Module):

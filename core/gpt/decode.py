@@ -18,8 +18,8 @@ import torch.nn.functional as F
 from torch import Tensor, nn
 
 from ..config import ConfigError
+from ..fast_paths import KVCache
 from ..i18n import mark, t
-from .kv_cache import KVCache
 
 TOP_K_ERROR = mark("top_k={top_k!r} must be a whole number, 1 or more (or None for every token)")
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 import torch
 from torch import Tensor
 
-from ..gpt.kv_cache import KVCache
+from ..fast_paths import KVCache
 from ..i18n import t
 from .cases import Case, describe
 from .guard import CheckFailed, Guarded

@@ -39,6 +39,7 @@ def test_alibi_conforms(alibi, config):
     assert_variant_conforms(alibi, config)
 
 
+@pytest.mark.floats
 def test_zero_slope_is_plain_multi_head(lab):
     config = AttentionConfig(options={"slope": 0.0})
     layer, plain = lab.build("alibi", config), AttentionModule(config)

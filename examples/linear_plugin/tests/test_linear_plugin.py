@@ -40,12 +40,14 @@ def rnn_reference(q, k, v):
     return torch.stack(out, dim=2)  # (B, H, T, hd)
 
 
+@pytest.mark.floats
 def test_forward_is_the_papers_recurrent_form(lab):
     layer = lab.build("causal-linear", AttentionConfig(d_model=16, n_heads=2))
     q, k, v = layer.project(torch.randn(3, 11, 16))
     torch.testing.assert_close(layer.fast_attention(q, k, v), rnn_reference(q, k, v))
 
 
+@pytest.mark.floats
 def test_weights_are_the_normalised_kernel_not_a_softmax(lab):
     layer = lab.build("causal-linear", AttentionConfig())
     tr = layer.trace(torch.randn(2, 6, 16))
@@ -55,6 +57,7 @@ def test_weights_are_the_normalised_kernel_not_a_softmax(lab):
     assert not torch.allclose(tr.weights, torch.softmax(tr.masked.masked_fill(~tr.mask, float("-inf")), -1))
 
 
+@pytest.mark.floats
 def test_padding_keys_add_nothing_to_the_running_sums(lab):
     layer = lab.build("causal-linear", AttentionConfig())
     x, kpm = torch.randn(2, 7, 16), padding_mask([7, 4], 7)
@@ -63,6 +66,7 @@ def test_padding_keys_add_nothing_to_the_running_sums(lab):
     assert (out[1, 4:] == 0).all()
 
 
+@pytest.mark.floats
 def test_the_scaled_setting_changes_nothing_and_the_step_through_says_so(lab):
     variant = lab.variants["causal-linear"]
     assert variant.uses_scaling is False and variant.normalised is True
