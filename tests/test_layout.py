@@ -125,7 +125,7 @@ ROOT_MODULES = {  # the contract, the maths of one layer, and the public doors: 
     "__init__", "__main__", "config", "variant", "hookspecs", "registry", "i18n",
     "attention", "fast_paths", "masks", "transfer", "classic", "seeding",
     "model", "corpus", "probes", "testing", "notebook",
-    "i18n", "said",  # every visible sentence by its msgid (any layer says one); one kept to be said when shown
+    "said",  # every visible sentence by its msgid (any layer says one); one kept to be said when shown
 }
 FORMULA = {  # the one-layer formula and its cached path: two files at the root, nowhere else
     "core.attention": {"AttentionModule", "AttentionTrace", "attend", "split_heads", "merge_heads", "repeat_kv",
