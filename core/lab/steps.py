@@ -48,6 +48,7 @@ class Stage:
     columns: list[str]  # column headers (tokens for (T, T) stages, dims otherwise)
     latex: str = ""  # the formula as LaTeX, for typeset maths ("" = show the plain formula)
     columns_are_tokens: bool | None = None  # None: decided from the name ((T, T) stages are token x token)
+    kind: str = ""  # the trace field it shows ("weights", ...) when its name is in the reader's language
 
 
 LATEX = {  # the built-in stages' formulas, typeset in the Step-through tab

@@ -71,9 +71,10 @@ def stage(st: Any, tokens: Sequence[str]) -> dict:
     is_tokens = st.columns_are_tokens if st.columns_are_tokens is not None else st.name in TOKEN_STAGES
     blocked = np.isneginf(m)
     finite = m[np.isfinite(m)]
-    softmax = st.name == "weights" and (finite.size == 0 or (finite.min() >= 0 and finite.max() <= 1))
+    kind = getattr(st, "kind", "") or st.name  # the trace field: its name may be in the reader's language
+    softmax = kind == "weights" and (finite.size == 0 or (finite.min() >= 0 and finite.max() <= 1))
     scale = weight_scale() if softmax else value_scale(np.where(blocked, 0.0, m))
-    legend = [{"swatch": "scale", "text": STAGE_LABELS["scale"] if st.name != "weights" else LABELS["scale"]}]
+    legend = [{"swatch": "scale", "text": STAGE_LABELS["scale"] if kind != "weights" else LABELS["scale"]}]
     if blocked.any():
         legend.append({"swatch": "blocked", "text": STAGE_LABELS["blocked"]})
     labels = {

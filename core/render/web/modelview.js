@@ -46,11 +46,13 @@
     const lo = data.scale.min, span = data.scale.max - data.scale.min;
     const flat = new Float32Array(L * H * T * C);
     for (let n = 0; n < flat.length; n++) flat[n] = lo + (view.getUint16(2 * n, true) / 65535) * span;
-    const blocked = data.blocked_all ? A.unpack(data.blocked_all) : null;
+    const all = data.blocked_all ? A.unpack(data.blocked_all) : null;
+    const masks = data.blocked_masks ? data.blocked_masks.map((m) => A.unpack(m)) : null;  // a band, a triangle
     layers = data.layers.map((heads, l) => heads.map((head, h) => {
       const at = (l * H + h) * T * C;
       const values = [];
       for (let i = 0; i < T; i++) values.push(flat.subarray(at + i * C, at + (i + 1) * C));
+      const blocked = masks ? masks[data.blocked_index[l]] : all;
       return Object.assign({}, head, { values: values, blocked: blocked });
     }));
     decoded.set(data, layers);
@@ -69,9 +71,11 @@
     }
     const cmap = A.colormap(data.scale.stops);
     const H = Math.max(...layers.map((l) => l.length), 1);
+    const groups = data.groups > 1 ? data.groups : 0;  // query heads per key/value head: a group drawn together
     const W = root.clientWidth;
     const labelW = 90;
-    const size = Math.max(36, Math.min(170, Math.floor((W - labelW - H * (GAP + 8)) / H)));  // every head in the row
+    const extra = groups ? (H / groups) * GAP : 0;  // a gap between groups
+    const size = Math.max(36, Math.min(170, Math.floor((W - labelW - extra - H * (GAP + 8)) / H)));  // every head in the row
     const frag = document.createDocumentFragment();
     frag.appendChild(A.el("div", "al-view-title", labels.title));
     if (labels.warning) frag.appendChild(A.el("div", "al-warning", labels.warning));
@@ -79,8 +83,10 @@
     const grid = A.el("div", "al-model");
     layers.forEach((heads, l) => {
       const line = A.el("div", "al-model-row");
-      line.appendChild(A.el("div", "al-model-layer", A.fill(labels.layer, { layer: l })));
+      const note = (data.layer_notes || [])[l];
+      line.appendChild(A.el("div", "al-model-layer", A.fill(labels.layer, { layer: l }) + (note ? " · " + note : "")));
       heads.forEach((head, h) => {
+        if (groups && h > 0 && h % groups === 0) line.appendChild(A.el("div", "al-model-group-gap"));
         const b = A.el("button", "al-model-head");
         b.type = "button";
         b.dataset.layer = String(l);
