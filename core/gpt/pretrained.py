@@ -122,8 +122,11 @@ def load(name_or_path: str | Path) -> tuple[Any, Tokenizer]:
     lab_attention.register()
     try:
         tokenizer = Tokenizer(AutoTokenizer.from_pretrained(folder))
+        readable = len(tokenizer) > 1 and tokenizer.hf("the", add_special_tokens=False)["input_ids"]
     except (OSError, ValueError, TypeError, KeyError):
-        raise ConfigError(t(MESSAGES["tokenizer"], id=name)) from None
+        readable = False
+    if not readable:  # no tokenizer files: transformers builds one with an empty vocabulary
+        raise ConfigError(t(MESSAGES["tokenizer"], id=name))
     try:
         model = AutoModelForCausalLM.from_pretrained(folder, dtype=torch.float32,
                                                      attn_implementation=lab_attention.NAME)

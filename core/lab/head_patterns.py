@@ -16,7 +16,7 @@ from torch import Tensor
 from ..i18n import mark, t
 
 THRESHOLD = 0.4  # a head is named after a pattern only if it puts this much weight on it, on average
-SPREAD = "spread out"
+SPREAD = mark("spread out")
 PATTERNS = {  # name (a msgid) -> (short name for a thumbnail, what it measures)
     mark("previous token"): ("prev", mark("the token just before")),
     mark("first token / sink"): ("sink", mark("the first token (a place to put weight that is not needed)")),

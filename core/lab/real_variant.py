@@ -17,12 +17,10 @@ from torch import Tensor, nn
 
 from ..config import AttentionConfig, ConfigError, choices_text
 from ..gpt.pretrained import Architecture
-from ..i18n import mark, t
+from ..i18n import mark, t, t_n
 from ..variant import Variant, construct
 
 MESSAGES = {
-    "heads": mark("the variant {variant} builds {got} query heads at this model's width, but {model} has {want} per "
-                  "layer, so its formula cannot take the model's queries"),
     "head_dim": mark("the variant {variant} builds heads of width {got}, but {model}'s are {want} wide"),
     "kv": mark("the variant {variant} with {got} key/value heads cannot take {model}'s {want}: a model's key/value "
                "heads can be averaged into fewer groups ({choices}), never split into more"),
@@ -63,7 +61,11 @@ def fitted(variant: Variant, options: dict[str, Any], arch: Architecture, model:
         module = construct(variant, config)
     name = variant.name
     if module.n_heads != arch.n_heads:
-        raise ConfigError(t(MESSAGES["heads"], variant=name, got=module.n_heads, model=model, want=arch.n_heads))
+        raise ConfigError(t_n("the variant {variant} builds {n} query head at this model's width, but {model} has "
+                              "{want} per layer, so its formula cannot take the model's queries",
+                              "the variant {variant} builds {n} query heads at this model's width, but {model} has "
+                              "{want} per layer, so its formula cannot take the model's queries",
+                              module.n_heads, variant=name, model=model, want=arch.n_heads))
     if module.head_dim != arch.head_dim:
         raise ConfigError(t(MESSAGES["head_dim"], variant=name, got=module.head_dim, model=model, want=arch.head_dim))
     kv = module.n_kv_heads

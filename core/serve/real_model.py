@@ -29,7 +29,6 @@ MESSAGES = {
     "nothing": mark("nothing (the intact model: switch the mask or √d off, zero heads or run a variant, to break it)"),
     "mask": mark("the causal mask lifted in every layer (each word sees the words after it)"),
     "scale": mark("no scaling of the scores in every layer"),
-    "heads": (mark("{n} head zeroed"), mark("{n} heads zeroed")),
     "variant_all": mark("the variant {variant}{options} in every layer, in the model's place"),
     "variant_one": mark("the variant {variant}{options} in layer {layer}, in the model's place"),
     "list": mark("{first}; {then}"),
@@ -165,7 +164,7 @@ def summary(m: Loaded, b: Breakage, intact: Side, broken: Side) -> str:
     """The loss sentence: the model, both losses, the difference, and what was broken (in the reader's language)."""
     what = [t(MESSAGES["mask"])] * (not b.causal) + [t(MESSAGES["scale"])] * (not b.scaled)
     if b.ablate:
-        what.append(t_n(*MESSAGES["heads"], len(b.ablate)))
+        what.append(t_n("{n} head zeroed", "{n} heads zeroed", len(b.ablate)))
     if b.variant:
         opts = ", ".join(f"{k}={v}" for k, v in b.options)
         opts = f" ({opts})" if opts else ""
@@ -174,8 +173,9 @@ def summary(m: Loaded, b: Breakage, intact: Side, broken: Side) -> str:
     listed = what[0] if what else t(MESSAGES["nothing"])
     for item in what[1:]:
         listed = t(MESSAGES["list"], first=listed, then=item)
-    return t(MESSAGES["summary"], model=m.label, intact=intact.loss_bits, broken=broken.loss_bits,
-             change=f"{broken.loss_bits - intact.loss_bits:+.2f}", what=listed)
+    change = f"{broken.loss_bits - intact.loss_bits:+.2f}"
+    return t(MESSAGES["summary"], model=m.label, intact=intact.loss_bits, broken=broken.loss_bits, change=change,
+             what=listed)
 
 
 @lru_cache(maxsize=64)

@@ -63,7 +63,8 @@ def _causality(model: str, sentence: str, b: Breakage, position: int, word: str,
     L, H = result.before.shape[:2]
     per_layer = result.per_layer.numpy()  # (L, T, T)
     early, late = result.layer_max(earlier=True), result.layer_max(earlier=False)
-    titles = [t(MESSAGES["title"], layer=la, earlier=f"{early[la]:.2g}", later=f"{late[la]:.2f}") for la in range(L)]
+    early_text, late_text = [f"{v:.2g}" for v in early], [f"{v:.2f}" for v in late]
+    titles = [t(MESSAGES["title"], layer=la, earlier=early_text[la], later=late_text[la]) for la in range(L)]
     shown = list(tokens)
     shown[position] = f"{tokens[position]}→{m.tokenizer.decode([new])}"
     hi = float(per_layer.max()) or 1.0
@@ -73,9 +74,9 @@ def _causality(model: str, sentence: str, b: Breakage, position: int, word: str,
                            legend=[{"swatch": "scale", "text": t(MESSAGES["scale"])}],
                            highlight=position, max_columns=4)
     verdict = t(MESSAGES["kept" if result.earlier == 0.0 else "leaked"])
-    summary = t(MESSAGES["summary"], position=position, last=position - 1, L=L, H=H,
-                earlier=f"{result.earlier:.2g}", logits=f"{result.logits_earlier:.2g}",
-                later=f"{result.later:.3f}", verdict=verdict)
+    earlier, logits, later = f"{result.earlier:.2g}", f"{result.logits_earlier:.2g}", f"{result.later:.3f}"
+    summary = t(MESSAGES["summary"], position=position, last=position - 1, L=L, H=H, earlier=earlier, logits=logits,
+                later=later, verdict=verdict)
     return view, summary
 
 
