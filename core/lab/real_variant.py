@@ -107,10 +107,10 @@ def formula(module: nn.Module, arch: Architecture, variant: str = "", model: str
     return run
 
 
-def layers(value: Any, arch: Architecture, model: str) -> frozenset[int] | None:
-    """The variant's layers: None (every layer), or one whole number naming a layer of the model."""
+def layer(value: Any, arch: Architecture, model: str) -> int | None:
+    """The variant's layer: None (every layer), or one whole number naming a layer of the model."""
     if value is None:
         return None
     if isinstance(value, bool) or not isinstance(value, int) or not 0 <= value < arch.n_layers:
         raise ConfigError(t(MESSAGES["layer"], value=str(value)[:20], model=model, last=arch.n_layers - 1))
-    return frozenset({value})
+    return value

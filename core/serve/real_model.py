@@ -71,8 +71,12 @@ def breakage(model: str, causal: bool, scaled: bool, ablate: Any = "[]", variant
     return Breakage(causal, scaled, pairs, name, opts, layer)
 
 
-@lru_cache(maxsize=64)
 def _intact(model: str, sentence: str) -> tuple:
+    return _intact_of(model, real_models.source(model), sentence)
+
+
+@lru_cache(maxsize=64)
+def _intact_of(model: str, source: str, sentence: str) -> tuple:
     m = network(model)
     ids = real_models.ids_of(m, sentence)
     with slots.CPU:
@@ -80,9 +84,13 @@ def _intact(model: str, sentence: str) -> tuple:
     return [m.tokenizer.decode([i]) for i in ids], ids, intact
 
 
-@lru_cache(maxsize=64)
 def _computed(model: str, sentence: str, b: Breakage) -> tuple[list[str], Side, Side]:
     """(tokens, intact, broken); the intact side once per sentence, so a toggle costs one forward pass."""
+    return _computed_of(model, real_models.source(model), sentence, b)
+
+
+@lru_cache(maxsize=64)
+def _computed_of(model: str, source: str, sentence: str, b: Breakage) -> tuple[list[str], Side, Side]:
     tokens, ids, intact = _intact(model, sentence)
     if b.intact:
         return tokens, intact, intact
@@ -148,7 +156,7 @@ def model_attention(sentence: Any, model: Any = "gpt2", causal: Any = True, scal
     """(model view of the broken model, next-word table intact | broken, loss summary, the JSON)."""
     model, sentence, causal, scaled = checked(sentence, model, causal, scaled)
     b = breakage(model, causal, scaled, ablate, variant, options)
-    view, table, summary = _drawn(model, sentence, b, current())
+    view, table, summary = _drawn(model, real_models.source(model), sentence, b, current())
     tokens, intact, broken = _computed(model, sentence, b)
     return view, table, summary, payload(tokens, intact, broken, network(model).arch.as_json())
 
@@ -157,7 +165,8 @@ def model_view(sentence: Any, model: Any = "gpt2", causal: Any = True, scaled: A
                variant: Any = "", options: Any = "{}") -> tuple[dict, list[list], str]:
     """What the page draws: the model view, the next-word table and the summary (no JSON: the API has it)."""
     model, sentence, causal, scaled = checked(sentence, model, causal, scaled)
-    return _drawn(model, sentence, breakage(model, causal, scaled, ablate, variant, options), current())
+    b = breakage(model, causal, scaled, ablate, variant, options)
+    return _drawn(model, real_models.source(model), sentence, b, current())
 
 
 def summary(m: Loaded, b: Breakage, intact: Side, broken: Side) -> str:
@@ -179,7 +188,7 @@ def summary(m: Loaded, b: Breakage, intact: Side, broken: Side) -> str:
 
 
 @lru_cache(maxsize=64)
-def _drawn(model: str, sentence: str, b: Breakage, language: str) -> tuple:
+def _drawn(model: str, source: str, sentence: str, b: Breakage, language: str) -> tuple:
     """(view, table, summary) in `language` (the page's events skip the queue: the forward pass takes a CPU slot)."""
     tokens, intact, broken = _computed(model, sentence, b)
     m = network(model)

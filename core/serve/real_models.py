@@ -126,6 +126,12 @@ def loaded(name: Any) -> Loaded:
     return Loaded(name, model, tokenizer, architecture(model))
 
 
+def source(name: str) -> str:
+    """What the name loads now (caches key on it too: the same name may name another checkpoint after a restart of
+    the variable, as tests do)."""
+    return "" if name == TINY else sources().get(name, "")
+
+
 def ids_of(model: Loaded, sentence: str) -> list[int]:
     """The sentence's ids for this model (refused past MAX_TOKENS: every view is T x T per head)."""
     return token_ids(model.tokenizer, sentence)
@@ -148,4 +154,4 @@ def chinese_model() -> str | None:
 
 
 __all__ = ["GPT2", "MAX_TOKENS", "TINY", "Loaded", "chinese_model", "ids_of", "loaded", "names", "refusal_notes",
-           "refusals", "sources"]
+           "refusals", "source", "sources"]

@@ -7,7 +7,7 @@ from __future__ import annotations
 from functools import lru_cache
 from typing import Any
 
-from ..config import ConfigError, parse_options
+from ..config import ConfigError, choices_text, named, parse_options
 from ..gpt.lab_attention import Formula
 from ..i18n import mark, t
 from ..lab import real_variant
@@ -19,6 +19,8 @@ from .real_models import Loaded
 MESSAGES = {
     "options": mark("options apply to a variant; choose one (for example sliding-window with {\"window\": 4}) or "
                     "leave options as {}"),
+    "variant": mark("{value} is not a registered variant; choose {choices}, or leave it empty for the model's own "
+                    "formula"),
     "returned": mark("plugin '{plugin}' returned {what} that is not a tensor of shape {want}"),
 }
 LAYER = "layer"  # the one option that is the placement's, not the variant's: the layer it runs in (absent: every one)
@@ -46,9 +48,12 @@ def placed(model: Loaded, variant: Any, options: Any, causal: bool, scaled: bool
             raise ConfigError(t(MESSAGES["options"]))
         return "", (), None
     reg = registry()
-    v = reg.get(variant)  # an unknown name: the registry's own sentence, with the choices
+    if not isinstance(variant, str) or variant not in reg.variants:
+        raise ConfigError(t(MESSAGES["variant"], value=named("variant", variant),
+                            choices=choices_text(f"'{n}'" for n in reg.variants)))
+    v = reg.get(variant)
     opts = parse_options(options)
-    layer = real_variant.layers(opts.pop(LAYER, None), model.arch, model.label)
+    layer = real_variant.layer(opts.pop(LAYER, None), model.arch, model.label)
     if guard_for(reg).isolated(v.name):
         guard_for(reg).call(v.name, _fit_in_worker, v.name, opts, model.arch, model.label, causal, scaled)
     else:

@@ -13,7 +13,7 @@ from ..lab.real_steps import FIELDS, causality, layer_steps, replacement
 from ..lab.steps import formula_markdown
 from ..lab.text import text_field
 from ..render import matrix, tab_matrices
-from . import real_variants, slots
+from . import real_models, real_variants, slots
 from .real_model import breakage, checked, network, tokens_and_ids
 
 MESSAGES = {
@@ -32,7 +32,7 @@ MESSAGES = {
 
 
 @lru_cache(maxsize=32)
-def _steps(model: str, sentence: str, b: Breakage, layer: int, head: int, language: str) -> tuple[list, list]:
+def _steps(model: str, source: str, sentence: str, b: Breakage, layer: int, head: int, language: str) -> tuple[list, list]:
     """[(formula Markdown, stage view)] of one head of one layer, in a CPU slot."""
     tokens, ids = tokens_and_ids(model, sentence)
     m = network(model)
@@ -50,11 +50,12 @@ def step_view(sentence: Any, model: Any, causal: Any, scaled: Any, layer: Any, h
     context of `head` in `layer`."""
     model, sentence, causal, scaled = checked(sentence, model, causal, scaled)
     b = breakage(model, causal, scaled, ablate, variant, options)
-    return _steps(model, sentence, b, whole("layer", layer), whole("head", head), current())
+    return _steps(model, real_models.source(model), sentence, b, whole("layer", layer), whole("head", head),
+                  current())
 
 
 @lru_cache(maxsize=32)
-def _causality(model: str, sentence: str, b: Breakage, position: int, word: str, language: str) -> tuple[dict, str]:
+def _causality(model: str, source: str, sentence: str, b: Breakage, position: int, word: str, language: str) -> tuple[dict, str]:
     tokens, ids = tokens_and_ids(model, sentence)
     m = network(model)
     new = replacement(m.tokenizer, word, ids, position)
@@ -88,7 +89,7 @@ def causality_view(sentence: Any, model: Any, causal: Any, scaled: Any, position
     if not word.strip():
         raise ConfigError(t(MESSAGES["word"]))
     b = breakage(model, causal, scaled, ablate, variant, options)
-    return _causality(model, sentence, b, whole("position", position), word, current())
+    return _causality(model, real_models.source(model), sentence, b, whole("position", position), word, current())
 
 
 def last_position(sentence: Any, model: Any) -> int:
