@@ -49,15 +49,16 @@ def offline() -> bool:
 def label(name_or_path: str | Path) -> str:
     """How a sentence names the model: a Hub id as given, a folder by its own name (never the server's path)."""
     path = Path(name_or_path).expanduser()
-    if isinstance(name_or_path, Path) or path.is_dir():
-        return path.name or str(name_or_path)
-    return str(name_or_path).strip()
+    text = str(name_or_path).strip()
+    if isinstance(name_or_path, Path) or path.is_dir() or text.startswith((".", "/", "~")):
+        return path.name or text  # a folder (or what was meant as one): its own name
+    return text
 
 
 def _hub_id(name_or_path: str | Path) -> str:
     name = str(name_or_path).strip()
     if not HUB_ID.match(name) or name.startswith((".", "/", "~")):
-        raise ConfigError(t(MESSAGES["not_id"], name=name))
+        raise ConfigError(t(MESSAGES["not_id"], name=label(name)[:60]))
     return name
 
 

@@ -131,6 +131,8 @@ class LayerSteps:
             name, latex = ROTATED[field] if (field in ROTATED and self.arch.rope) else STAGES[field]
             if field == "scaled" and not self.breakage.scaled:
                 latex = LATEX["scaled (off)"]
+            elif field == "scaled" and abs(self.scale - hd ** -0.5) > 1e-9:
+                latex = r"\tilde S = s\,S"  # the model's own scale s (Gemma's 1/sqrt(query_pre_attn_scalar))
             tensor = self.stages[field]
             is_tokens = field in TOKEN_FIELDS
             cols = toks if is_tokens else _dims_header(hd, field[0])
