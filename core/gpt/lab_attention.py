@@ -42,6 +42,7 @@ class Switches:
     ablate: frozenset[tuple[int, int]] = frozenset()  # (layer, query head): that head's output zeroed
     ablate_groups: frozenset[tuple[int, int]] = frozenset()  # (layer, KV head): every query head reading it zeroed
     window: int | None = None  # narrow every sliding-window layer to this many keys (None: as built)
+    hidden: frozenset[int] = frozenset()  # key positions no later query may see, in any layer (the sink removed)
     variant: Formula | None = field(default=None, compare=False)  # a registered variant's formula, in place
     variant_key: Any = None  # what identifies the variant (cache keys compare this, not the callable)
     variant_layers: frozenset[int] | None = None  # where the variant runs (None: every layer)
@@ -49,7 +50,7 @@ class Switches:
     @property
     def intact(self) -> bool:
         return (self.causal and self.scaled and not self.ablate and not self.ablate_groups and self.window is None
-                and self.variant is None)
+                and self.variant is None and not self.hidden)
 
     def runs_variant(self, layer: int) -> bool:
         return self.variant is not None and (self.variant_layers is None or layer in self.variant_layers)
@@ -111,6 +112,10 @@ def attention(module: Any, query: Tensor, key: Tensor, value: Tensor, attention_
     allowed = own if sw.causal else torch.ones_like(own)
     if sw.window is not None and sliding_window is not None:
         allowed = allowed & band(T, S, min(int(sw.window), int(sliding_window)), query.device)
+    for j in sw.hidden:  # key j hidden from every later query (it still sees itself)
+        if 0 <= j < S:
+            later = torch.arange(S - T, S, device=query.device) > j  # (T,) queries after it
+            allowed = allowed & ~(later[:, None] & (torch.arange(S, device=query.device) == j)[None, :])
     stages: dict[str, Tensor]
     if sw.runs_variant(layer):
         assert sw.variant is not None
