@@ -18,11 +18,11 @@ from ..i18n import mark, t
 THRESHOLD = 0.4  # a head is named after a pattern only if it puts this much weight on it, on average
 SPREAD = mark("spread out")
 PATTERNS = {  # name (a msgid) -> (short name for a thumbnail, what it measures)
-    mark("previous token"): ("prev", mark("the token just before")),
-    mark("first token / sink"): ("sink", mark("the first token (a place to put weight that is not needed)")),
-    mark("itself"): ("self", mark("the token itself")),
-    mark("same token earlier"): ("dup", mark("earlier copies of the same token")),
-    mark("induction-like"): ("induct", mark("the token that followed an earlier copy of this one")),
+    mark("previous token"): (mark("prev"), mark("the token just before")),
+    mark("first token / sink"): (mark("sink"), mark("the first token (a place to put weight that is not needed)")),
+    mark("itself"): (mark("self"), mark("the token itself")),
+    mark("same token earlier"): (mark("dup"), mark("earlier copies of the same token")),
+    mark("induction-like"): (mark("induct"), mark("the token that followed an earlier copy of this one")),
 }
 MESSAGES = {
     "spread": mark("layer {layer} head {head}: spread out (no pattern gets {threshold} of its weight); measured: "
@@ -31,7 +31,7 @@ MESSAGES = {
     "score": mark("{pattern} {weight:.2f}"),
     "list": mark("{first}, {then}"),
 }
-SHORT_SPREAD = "spread"
+SHORT_SPREAD = mark("spread")
 
 
 @dataclass(frozen=True)
@@ -43,6 +43,7 @@ class HeadPattern:
 
     @property
     def short(self) -> str:
+        """The short name a thumbnail carries (a msgid: the caller says it in the reader's language)."""
         return PATTERNS[self.name][0] if self.name in PATTERNS else SHORT_SPREAD
 
     @property

@@ -119,7 +119,7 @@ def _full_view(m: Loaded, tokens: list[str], broken: Side, pairs: tuple) -> dict
     L, H = broken.weights.shape[:2]
     arch = m.arch
     patterns = head_patterns(tokens, broken.weights)
-    titles = [[TITLE.format(layer=la, head=h, pattern=patterns[la][h].short) + (" ✕" if (la, h) in pairs else "")
+    titles = [[TITLE.format(layer=la, head=h, pattern=t(patterns[la][h].short)) + (" ✕" if (la, h) in pairs else "")
                for h in range(H)] for la in range(L)]
     descriptions = []
     for la, row in enumerate(patterns):

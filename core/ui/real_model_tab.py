@@ -62,7 +62,7 @@ def build(ctx) -> None:
         options = gr.Textbox("{}", label=static(TEXT["options"]), elem_id="real-options", scale=2)
     problem = problem_box("real-problem")
     summary = gr.Markdown(elem_id="real-summary")
-    words = gr.Dataframe(headers=[static(h) for h in HEADERS], interactive=False,
+    words = gr.Dataframe(headers=list(HEADERS), interactive=False,  # (each draw sends them in the page's language)
                          label=static("The likeliest next words after the sentence"), elem_id="real-words",
                          elem_classes=["al-big-table"])
     chart = view(None, elem_id="real-model-view")
