@@ -159,7 +159,7 @@ def test_the_example_notebook_runs_offline_and_its_views_draw(checkpoint, tmp_pa
             os.environ.pop(k) if v is None else os.environ.__setitem__(k, v)
     shown = [o["data"]["text/html"] for c in nb.cells if c.cell_type == "code" for o in c.get("outputs", [])
              if "text/html" in o.get("data", {})]
-    assert len(shown) == 3  # model view, head view, the variant's head view
+    assert len(shown) == 4  # model view, head view, load_pretrained's model view, the variant's head view
     for html in shown:
         page = browser.new_page()
         errors = []
