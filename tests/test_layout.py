@@ -120,6 +120,7 @@ ROOT_MODULES = {  # the contract, the maths of one layer, and the public doors: 
     "__init__", "__main__", "config", "variant", "hookspecs", "registry",
     "attention", "formula", "masks", "banded", "transfer", "classic", "seeding",
     "model", "corpus", "probes", "testing", "notebook",
+    "i18n",  # every layer looks its sentences up in the catalogues (core/locales)
 }
 
 
