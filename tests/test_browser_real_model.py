@@ -91,22 +91,36 @@ def test_the_model_view_fits_the_screen(browser, app_url, size):
 @pytest.fixture(scope="module")
 def gemma_app(tmp_path_factory):
     """An app whose first real model is a Gemma 2 (a sliding layer and a global one, 4 query heads over 2 KV heads),
-    named by ATTENTION_LAB_MODELS as a teacher names one."""
-    from core.ui.app import build_demo, launch_options
+    named by ATTENTION_LAB_MODELS as a teacher names one: app.py in its own process, as `make run` starts it."""
+    import os
+    import subprocess
+    import sys
+    import time
+    import urllib.request
+    from pathlib import Path
+
     from tests.conftest import free_port
     from tests.real_families import save
 
     folder = tmp_path_factory.mktemp("models") / "gemma-toy"
     save("gemma2", folder)
-    with pytest.MonkeyPatch.context() as mp:
-        mp.setenv("ATTENTION_LAB_MODELS", str(folder))
-        demo = build_demo()
-        demo.launch(prevent_thread_lock=True, server_name="127.0.0.1", server_port=free_port(), quiet=True,
-                    **launch_options(demo))
-        try:
-            yield demo.local_url.rstrip("/") + "/"
-        finally:
-            demo.close()
+    root, port = Path(__file__).resolve().parents[1], free_port()
+    env = {**os.environ, "GRADIO_SERVER_PORT": str(port), "ATTENTION_LAB_WARM": "0", "PYTHONPATH": str(root),
+           "ATTENTION_LAB_MODELS": str(folder), "HF_HUB_OFFLINE": "1", "GRADIO_ANALYTICS_ENABLED": "False"}
+    env.pop("ATTENTION_LAB_GPT2", None)
+    server = subprocess.Popen([sys.executable, "app.py"], cwd=root, env=env, stdout=subprocess.DEVNULL,
+                              stderr=subprocess.DEVNULL)
+    try:
+        for _ in range(1200):
+            try:
+                urllib.request.urlopen(f"http://127.0.0.1:{port}/", timeout=2)
+                break
+            except OSError:
+                time.sleep(0.1)
+        yield f"http://127.0.0.1:{port}/"
+    finally:
+        server.terminate()
+        server.wait(timeout=60)
 
 
 def test_a_gqa_model_with_sliding_layers_shows_its_groups_its_bands_and_rope_as_a_step(browser, gemma_app):

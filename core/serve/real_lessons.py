@@ -12,6 +12,7 @@ import numpy as np
 from ..i18n import current, mark, t
 from ..lab.real_lessons import attention_sink, pronoun_heads
 from ..render import matrix
+from ..render.web import stamp
 from . import real_models, slots
 
 CHAPTER = "合同违约金过高，它可能"  # the chapter's sentence, up to the word to predict
@@ -29,20 +30,20 @@ MESSAGES = {
                  "layer {layer} head {head}: {top:.2f}). Barred from it, every later token in every layer: the loss "
                  "goes from {intact:.2f} to {without:.2f} bits per token."),
     "sink_title": mark("mean weight on the first token"),
-    "layer": mark("layer {layer}"),
-    "head": mark("head {head}"),
     "hover": mark("{q}, {k}: {value}"),
 }
 
 
-def _grid(values: np.ndarray, title: str) -> dict:
-    """(L, H) numbers as one heatmap: a row per layer, a column per head."""
+def _grid(values: np.ndarray, title: str, kind: str) -> dict:
+    """(L, H) numbers as one heatmap: a row per layer (L0, L1, ...), a column per head (H0, ...), as the model view
+    names them. Its stamp names the numbers, not the words: the same drawing in every language (as every view's)."""
     L, H = values.shape
-    rows = [t(MESSAGES["layer"], layer=la) for la in range(L)]
-    cols = [t(MESSAGES["head"], head=h) for h in range(H)]
+    rows, cols = [f"L{la}" for la in range(L)], [f"H{h}" for h in range(H)]
     scale = matrix.weight_scale(0.0, max(float(values.max()), 1e-6))
-    return matrix.heatmaps(rows, [values], [title], scale=scale, cols=cols, labels={"hover": t(MESSAGES["hover"])},
+    data = matrix.heatmaps(rows, [values], [title], scale=scale, cols=cols, labels={"hover": t(MESSAGES["hover"])},
                            max_columns=1)
+    data["stamp"] = stamp(kind, rows, cols, np.round(values, 6).tolist())
+    return data
 
 
 def chapter_step(sentence: str | None = None) -> tuple[dict | None, str]:
@@ -62,7 +63,7 @@ def _chapter(name: str, source: str, sentence: str, language: str) -> tuple[dict
     text = t(MESSAGES["chapter"], model=m.label, layer=r.best[0], head=r.best[1], weight=float(grid.max()),
              mean=float(grid.mean()), before=r.next_intact[0], p=r.next_intact[1], after=r.next_zeroed[0],
              q=r.next_zeroed[1], kept=r.intact_word_zeroed)
-    return _grid(grid, t(MESSAGES["chapter_title"])), text
+    return _grid(grid, t(MESSAGES["chapter_title"]), "real-chapter"), text
 
 
 def sink_model(wanted: Any = None) -> str:
@@ -94,5 +95,5 @@ def _sink(name: str, source: str, sentence: str, language: str) -> tuple[dict, s
     layer, head = divmod(flat, grid.shape[1])
     text = t(MESSAGES["sink"], model=m.label, first=r.tokens[0], mean=float(grid.mean()), layer=layer, head=head,
              top=float(grid.max()), intact=r.loss_intact, without=r.loss_without)
-    return _grid(grid, t(MESSAGES["sink_title"])), text
+    return _grid(grid, t(MESSAGES["sink_title"]), "sink"), text
 
