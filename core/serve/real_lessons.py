@@ -13,7 +13,7 @@ from ..i18n import current, mark, t
 from ..lab.real_lessons import attention_sink, pronoun_heads
 from ..render import matrix
 from ..render.web import stamp
-from . import real_models, slots
+from . import real_models
 
 CHAPTER = "合同违约金过高，它可能"  # the chapter's sentence, up to the word to predict
 SINK = {real_models.TINY: "the fox that the child saw was hungry , so the fox slept .",  # the tiny model's words
@@ -57,7 +57,7 @@ def chapter_step(sentence: str | None = None) -> tuple[dict | None, str]:
 @lru_cache(maxsize=16)
 def _chapter(name: str, source: str, sentence: str, language: str) -> tuple[dict, str]:
     m = real_models.loaded(name)
-    with slots.CPU:
+    with real_models.computing():
         r = pronoun_heads(m.model, m.tokenizer, sentence)
     grid = r.on_noun.numpy()
     text = t(MESSAGES["chapter"], model=m.label, layer=r.best[0], head=r.best[1], weight=float(grid.max()),
@@ -88,7 +88,7 @@ def sink_step(sentence: str | None, model: Any = None) -> tuple[dict, str]:
 def _sink(name: str, source: str, sentence: str, language: str) -> tuple[dict, str]:
     m = real_models.loaded(name)
     real_models.ids_of(m, sentence)  # a sentence past the token limit: refused in one sentence
-    with slots.CPU:
+    with real_models.computing():
         r = attention_sink(m.model, m.tokenizer, sentence)
     grid = r.on_first.numpy()
     flat = int(grid.argmax())

@@ -16,7 +16,7 @@ from ..lab.broken_model import Breakage, Side, parse_ablate, payload, side
 from ..lab.head_patterns import describe, head_patterns
 from ..lab.text import text_field
 from ..render import matrix, model_pack
-from . import exports, real_models, real_variants, slots
+from . import exports, real_models, real_variants
 from .cache import DrawnCache
 from .real_models import Loaded
 
@@ -79,7 +79,7 @@ def _intact(model: str, sentence: str) -> tuple:
 def _intact_of(model: str, source: str, sentence: str) -> tuple:
     m = network(model)
     ids = real_models.ids_of(m, sentence)
-    with slots.CPU:
+    with real_models.computing():
         intact = side(m.model, m.tokenizer, ids, Breakage())
     return [m.tokenizer.decode([i]) for i in ids], ids, intact
 
@@ -95,7 +95,7 @@ def _computed_of(model: str, source: str, sentence: str, b: Breakage) -> tuple[l
     if b.intact:
         return tokens, intact, intact
     m = network(model)
-    with slots.CPU:
+    with real_models.computing():
         return tokens, intact, side(m.model, m.tokenizer, ids, b, real_variants.formula(m, b))
 
 

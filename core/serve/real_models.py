@@ -12,6 +12,8 @@ from __future__ import annotations
 import logging
 import os
 import threading
+from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
 from functools import lru_cache
 from typing import Any
@@ -20,8 +22,9 @@ from ..config import ConfigError, choices_text, named
 from ..gpt import hub
 from ..gpt.pretrained import Architecture, architecture, family_of, from_lab_gpt, load
 from ..i18n import mark, t
-from ..lab.tiny import tiny
+from ..lab.tiny import one_thread, tiny
 from .generate_inputs import MAX_TOKENS, token_ids
+from .slots import CPU
 
 log = logging.getLogger("attention_lab.real_models")
 MODELS_ENV, GPT2_ENV = "ATTENTION_LAB_MODELS", "ATTENTION_LAB_GPT2"
@@ -126,6 +129,14 @@ def loaded(name: Any) -> Loaded:
     return Loaded(name, model, tokenizer, architecture(model))
 
 
+@contextmanager
+def computing() -> Iterator[None]:
+    """A CPU slot and one thread for a forward pass: one core per slot (two requests on two threads each ran a
+    SmolLM2-sized forward ~7x slower on the shared 2-core machine than on one thread each; docs/performance.md)."""
+    with CPU, one_thread():
+        yield
+
+
 def source(name: str) -> str:
     """What the name loads now (caches key on it too: the same name may name another checkpoint after a restart of
     the variable, as tests do)."""
@@ -154,4 +165,4 @@ def chinese_model() -> str | None:
 
 
 __all__ = ["GPT2", "MAX_TOKENS", "TINY", "Loaded", "chinese_model", "ids_of", "loaded", "names", "refusal_notes",
-           "refusals", "source", "sources"]
+           "computing", "refusals", "source", "sources"]

@@ -13,7 +13,7 @@ from ..lab.real_steps import FIELDS, causality, layer_steps, replacement
 from ..lab.steps import formula_markdown
 from ..lab.text import text_field
 from ..render import matrix, tab_matrices
-from . import real_models, real_variants, slots
+from . import real_models, real_variants
 from .real_model import breakage, checked, network, tokens_and_ids
 
 MESSAGES = {
@@ -36,7 +36,7 @@ def _steps(model: str, source: str, sentence: str, b: Breakage, layer: int, head
     """[(formula Markdown, stage view)] of one head of one layer, in a CPU slot."""
     tokens, ids = tokens_and_ids(model, sentence)
     m = network(model)
-    with slots.CPU:
+    with real_models.computing():
         steps = layer_steps(m.model, ids, layer, head, b, real_variants.formula(m, b))
     shown = dict(zip(steps.fields(), steps.shown(tokens), strict=True))
     return ([formula_markdown(shown[f], b.scaled) if f in shown else None for f in FIELDS],
@@ -59,7 +59,7 @@ def _causality(model: str, source: str, sentence: str, b: Breakage, position: in
     tokens, ids = tokens_and_ids(model, sentence)
     m = network(model)
     new = replacement(m.tokenizer, word, ids, position)
-    with slots.CPU:
+    with real_models.computing():
         result = causality(m.model, ids, position, new, b, real_variants.formula(m, b))
     L, H = result.before.shape[:2]
     per_layer = result.per_layer.numpy()  # (L, T, T)
