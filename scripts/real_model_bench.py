@@ -92,9 +92,11 @@ def forward_alone(folder: Path, reps: int = 10) -> tuple[float, float]:
             times.append((time.perf_counter() - start) * 1000)
         return statistics.median(times)
 
-    with torch.no_grad():
+    from core.lab.tiny import one_thread
+
+    with torch.no_grad(), one_thread():  # one thread, as the app runs a forward pass in each CPU slot
         alone = timed(lambda: eager(idx, output_attentions=True, use_cache=False))
-    lab = timed(lambda: lab_forward(model, ids))
+        lab = timed(lambda: lab_forward(model, ids))
     return alone, lab
 
 
@@ -214,7 +216,7 @@ def bench_shape(browser, shape: str, folder: Path, args, without: float) -> None
         stop(server)
     fp32 = params * 4 / 2**20
     print(f"== {shape} ({params / 1e6:.0f}M parameters, {fp32:.0f} MB in fp32)")
-    print(f"one forward pass of the sentence with every attention map: transformers' eager alone {alone:.0f} ms, "
+    print(f"one forward pass of the sentence with every attention map, one thread: transformers' eager alone {alone:.0f} ms, "
           f"through the lab's attention {lab:.0f} ms (x{lab / alone:.2f})")
     print(f"model view first paint: {first:.0f} ms (model loaded, as the warm-up leaves it); "
           f"{cold:.0f} ms cold (the click loads the model)")
