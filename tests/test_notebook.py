@@ -17,6 +17,7 @@ from core.notebook import head_view, model_view
 from core.render.matrix import unpacked
 from core.render.model_pack import expanded
 from tests.hub_cache import cache_repo
+from tests.real_families import FAMILIES
 from tests.test_gpt2_loader import _ids, checkpoint  # noqa: F401 - the random GPT-2 saved by transformers
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -93,18 +94,20 @@ def test_transformers_attentions_of_a_two_layer_model_are_attentions_and_tokens_
         head_view(sdpa, words)
 
 
-def test_a_real_model_of_any_family_equals_transformers_and_shows_its_kv_groups(tmp_path):
+@pytest.mark.parametrize("family", FAMILIES)
+def test_a_real_model_of_every_family_equals_transformers_and_shows_its_kv_groups(tmp_path, family):
     from core.model import load_pretrained
     from tests.real_families import save
 
-    reference = save("qwen3", tmp_path / "qwen3")
-    model, tokenizer = load_pretrained(tmp_path / "qwen3")
+    reference = save(family, tmp_path / family)
+    model, tokenizer = load_pretrained(tmp_path / family)
     sentence = "the fox that the child saw was hungry"
     view = model_view((model, tokenizer), sentence)
     with torch.no_grad():
         ref = reference(torch.tensor([tokenizer.encode(sentence)]), output_attentions=True)
     assert np.allclose(expanded(view.data), torch.stack([a[0] for a in ref.attentions]).numpy(), atol=1e-4)
-    assert view.data["groups"] == 2 and "which query heads 0 to 1 share" in view.data["descriptions"][0][0]
+    if family != "gpt2":  # (GPT-2: one key/value head per query head, no groups)
+        assert view.data["groups"] == 2 and "which query heads 0 to 1 share" in view.data["descriptions"][0][0]
     eager = head_view((reference, tokenizer), sentence, layer=0)  # a transformers model as its user loaded it
     assert np.allclose(unpacked(eager.data["heads"][1]["values"]), ref.attentions[0][0, 1].numpy(), atol=1e-6)
 
