@@ -129,3 +129,21 @@ def test_every_view_answers_in_the_readers_language(gemma, language, words):
     assert "ablate" in str(err.value) and "but the model has" not in str(err.value)
     english, _, _ = real_model.model_view(ENGLISH, gemma, False, True, "[[0, 1]]")  # per language, not cached across
     assert english["descriptions"][0][0].startswith("layer 0 head 0")
+
+
+def test_a_third_party_variant_runs_in_its_plugins_worker_and_equals_its_formula_run_here(gemma):
+    pytest.importorskip("attention_lab_alibi")  # the example plugin, installed by `make test`
+    from core.gpt.lab_attention import Switches, lab_forward
+    from core.lab import real_variant
+    from core.registry import load_registry
+    from core.serve import real_variants
+    from core.serve.plugins import guard_for
+
+    registry = real_variants.registry()
+    assert guard_for(registry).isolated("alibi")  # a third party's: its code runs in its own process
+    _, _, summary, out = real_model.model_attention(ENGLISH, gemma, True, True, "[]", "alibi", "{}")
+    m = real_model.network(gemma)
+    module = real_variant.fitted(load_registry().get("alibi"), {}, m.arch, m.label)
+    here = lab_forward(m.model, m.tokenizer.encode(ENGLISH), Switches(variant=real_variant.formula(module, m.arch)))
+    assert torch.allclose(torch.tensor(out["weights"]), here.weights, atol=1e-4)
+    assert "the variant alibi in every layer" in summary
