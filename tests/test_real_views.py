@@ -139,9 +139,14 @@ def test_a_third_party_variant_runs_in_its_plugins_worker_and_equals_its_formula
     from core.serve import real_variants
     from core.serve.plugins import guard_for
 
-    registry = real_variants.registry()
-    assert guard_for(registry).isolated("alibi")  # a third party's: its code runs in its own process
-    _, _, summary, out = real_model.model_attention(ENGLISH, gemma, True, True, "[]", "alibi", "{}")
+    kept = list(real_variants._registry)  # (the app another test built may have set its own registry)
+    registry = load_registry()
+    real_variants.use_registry(registry)
+    try:
+        assert guard_for(registry).isolated("alibi")  # a third party's: its code runs in its own process
+        _, _, summary, out = real_model.model_attention(ENGLISH, gemma, True, True, "[]", "alibi", "{}")
+    finally:
+        real_variants._registry[:] = kept
     m = real_model.network(gemma)
     module = real_variant.fitted(load_registry().get("alibi"), {}, m.arch, m.label)
     here = lab_forward(m.model, m.tokenizer.encode(ENGLISH), Switches(variant=real_variant.formula(module, m.arch)))
