@@ -73,3 +73,7 @@ PHRASES: dict[str, str] = {
     "spread": "散",
     "the causal mask lifted in every layer (each word sees the words after it)": "每一层都去掉了因果掩码（每个词都能看到它后面的词）",
 }
+
+KEEP: set[str] = {  # the model families a real model belongs to, and the models the docs name: names, kept as they are
+    "Llama", "Qwen", "Qwen2", "Qwen2.5", "Qwen3", "Gemma", "SmolLM2", "ATTENTION_LAB_MODELS", "transformers",
+}
