@@ -22,6 +22,7 @@ from .fast_paths import KVCache
 from .gpt.block import MLP, TransformerBlock
 from .gpt.config import POSITIONS, PRESETS, TINY_VOCAB, GPTConfig
 from .gpt.decode import Decoder, sample_next
+from .gpt.lab_attention import LabRun, Switches, lab_forward  # the real models' runtime (torch only)
 from .registry import Registry
 
 if TYPE_CHECKING:
@@ -182,26 +183,50 @@ def tiny_config(directory: str | Path | None = None) -> GPTConfig:
 
 
 def load_gpt2(name_or_path: str | Path) -> tuple[GPT, BPETokenizer]:
-    """A GPT-2 checkpoint -> (GPT with the multi-head variant, in eval mode, its tokenizer).
+    """A GPT-2 checkpoint -> (GPT with the multi-head variant, in eval mode, its tokenizer): the teaching bridge.
 
     name_or_path: a folder holding config.json, model.safetensors or pytorch_model.bin, and tokenizer.json,
     vocab.json + merges.txt, or a BERT-style vocab.txt; or a Hub id ("openai-community/gpt2") read from the
-    Hugging Face cache, downloaded only when HF_HUB_OFFLINE is unset (core.gpt.hub). ConfigError names what is
-    missing or unsupported.
+    Hugging Face cache, downloaded only when HF_HUB_OFFLINE is unset (core.gpt.hub). config.json is read first:
+    another model is refused before its weights are fetched. ConfigError names what is missing or unsupported.
     """
     from .gpt import gpt2, hub  # safetensors, tokenizers and huggingface_hub load only here
 
-    folder = gpt2.checkpoint_folder(hub.checkpoint_path(name_or_path))
-    config = GPTConfig(**gpt2.gpt_config(folder))
-    tokenizer = gpt2.load_tokenizer(folder)
-    gpt2.check_vocab(folder, tokenizer, config.vocab_size)
+    name = hub.label(name_or_path)
+    if not isinstance(name_or_path, Path) and not Path(name_or_path).expanduser().is_dir():
+        gpt2.gpt_config(Path(name), name, hub.config_of(name_or_path))  # judged on config.json alone
+    folder = gpt2.checkpoint_folder(hub.checkpoint_path(name_or_path), name)
+    config = GPTConfig(**gpt2.gpt_config(folder, name))
+    tokenizer = gpt2.load_tokenizer(folder, name)
+    gpt2.check_vocab(name, tokenizer, config.vocab_size)
     with torch.device("meta"):  # shapes only: no random init to throw away, no draw from torch's RNG
         model = GPT(config)
-    state = gpt2.mapped(gpt2.read_weights(folder), model.state_dict(), config.tie_weights, folder)
+    state = gpt2.mapped(gpt2.read_weights(folder, name), model.state_dict(), config.tie_weights, name)
     model.load_state_dict(state, assign=True)
     if config.tie_weights:
         model.lm_head.weight = model.wte.weight  # assign=True gave each its own tensor: tie them again
     return model.eval(), tokenizer
+
+
+def load_pretrained(name_or_path: str | Path) -> tuple[Any, Any]:
+    """Any decoder transformers runs -> (its transformers model, fp32, eval, with the lab's attention inside; its
+    tokenizer with encode/decode). GPT-2, Llama (SmolLM2), Qwen2/2.5, Qwen3, Mistral, Gemma 2 and Gemma 3 (text).
+
+    name_or_path: a folder or a Hub id (read from the Hugging Face cache; fetched only when HF_HUB_OFFLINE is
+    unset). config.json is read first, alone: a model the lab does not run is one ConfigError sentence naming the
+    id before any weights are fetched. Run it with `lab_forward(model, ids, Switches(...))` (core.gpt.lab_attention):
+    every head's weights recorded, the causal mask, scaling, heads, KV groups, windows or a variant switched.
+    """
+    from .gpt import pretrained
+
+    return pretrained.load(name_or_path)
+
+
+def architecture(model: Any) -> Any:
+    """A model from load_pretrained -> its Architecture (family, n_layers, n_heads, n_kv_heads, head_dim, windows)."""
+    from .gpt import pretrained
+
+    return pretrained.architecture(model)
 
 
 def load_tiny(directory: str | Path | None = None) -> tuple[GPT, Tokenizer]:
@@ -220,5 +245,7 @@ def load_tiny(directory: str | Path | None = None) -> tuple[GPT, Tokenizer]:
 
 __all__ = [
     "ASSETS", "CONFIG_FILE", "GPT", "MESSAGES", "MLP", "POSITIONS", "PRESETS", "TINY_VOCAB", "WEIGHTS_FILE",
-    "GPTConfig", "TransformerBlock", "count_params", "load_gpt2", "load_tiny", "save_tiny", "tiny_config",
+    "GPTConfig", "TransformerBlock", "architecture", "count_params", "lab_forward", "load_gpt2", "load_pretrained",
+    "load_tiny", "save_tiny", "tiny_config", "LabRun", "Switches",
 ]
+

@@ -1,4 +1,5 @@
-"""core.lab.broken_model: a real GPT-2 intact equals transformers'; its mask, √d and heads broken as they should."""
+"""core.lab.broken_model: a real GPT-2 in the lab's runtime, intact, equals transformers'; its mask, √d and heads
+broken as they should; the JSON names its architecture. (Every family: tests/test_real_families.py.)"""
 
 from __future__ import annotations
 
@@ -9,15 +10,15 @@ import torch
 
 from core.config import ConfigError
 from core.lab.broken_model import Breakage, intact_and_broken, parse_ablate, payload
-from core.model import load_gpt2
+from core.model import architecture, load_pretrained
 from tests.test_gpt2_loader import _ids, checkpoint  # noqa: F401 - the random GPT-2 saved by transformers
 
 
 @pytest.fixture(scope="module")
 def gpt2(checkpoint):  # noqa: F811
     folder, hf = checkpoint
-    model, tokenizer = load_gpt2(folder)
-    return model, tokenizer, hf, _ids(tokenizer)[0].tolist()
+    model, tokenizer = load_pretrained(folder)
+    return model, tokenizer, hf, tokenizer.encode("the fox that the child saw was")
 
 
 def entropy(w: torch.Tensor) -> float:
@@ -37,17 +38,6 @@ def test_intact_equals_transformers_weights_and_loss(gpt2):
     assert [round(p, 5) for _, p in intact.next_words] == [round(float(p), 5) for p in torch.topk(probs, 5).values]
 
 
-@pytest.mark.floats
-def test_lifting_the_mask_puts_weight_on_the_future_in_every_layer_and_changes_the_loss(gpt2):
-    model, tokenizer, _, ids = gpt2
-    intact, broken = intact_and_broken(model, tokenizer, ids, Breakage(causal=False))
-    future = torch.ones(len(ids), len(ids), dtype=torch.bool).triu(1)
-    assert float(intact.weights[..., future].abs().max()) == 0.0  # intact: exactly nothing above the diagonal
-    assert all(float(layer[..., future].sum()) > 0 for layer in broken.weights)
-    assert broken.loss_bits != pytest.approx(intact.loss_bits, abs=1e-3)
-    assert torch.allclose(broken.weights.sum(-1), torch.ones(broken.weights.shape[:-1]), atol=1e-5)
-
-
 def test_dropping_the_sqrt_d_scaling_sharpens_every_layer(gpt2):
     model, tokenizer, _, ids = gpt2
     intact, broken = intact_and_broken(model, tokenizer, ids, Breakage(scaled=False))
@@ -58,16 +48,19 @@ def test_dropping_the_sqrt_d_scaling_sharpens_every_layer(gpt2):
 @pytest.mark.floats
 def test_zeroing_heads_changes_the_prediction_and_a_json_list_names_them(gpt2):
     model, tokenizer, _, ids = gpt2
-    L, H = len(model.blocks), model.config.n_heads
+    arch = architecture(model)
+    L, H = arch.n_layers, arch.n_heads
     pairs = parse_ablate("[[0, 1], [2, 3], [0, 1]]", L, H)
     assert pairs == ((0, 1), (2, 3))
     intact, broken = intact_and_broken(model, tokenizer, ids, Breakage(ablate=pairs))
     assert broken.loss_bits != pytest.approx(intact.loss_bits, abs=1e-4)
     assert torch.equal(broken.weights[0], intact.weights[0])  # layer 0's weights come before any head is zeroed
-    out = payload([tokenizer.decode([i]) for i in ids], intact, broken)
-    assert set(out) == {"tokens", "weights", "next_words", "loss_bits", "intact"}
+    out = payload([tokenizer.decode([i]) for i in ids], intact, broken, arch.as_json())
+    assert set(out) == {"tokens", "weights", "next_words", "loss_bits", "intact", "architecture"}
+    assert out["architecture"] == {"family": "gpt2", "n_layers": 3, "n_heads": 4, "n_kv_heads": 4,
+                                   "windows": [None, None, None]}
     assert len(out["weights"]) == L and len(out["weights"][0]) == H and len(out["next_words"]) == 5
-    for wrong in ("[[0]]", "not json", "[[9, 0]]", "[[0, 1.5]]", {"a": 1}):
+    for wrong in ("[[0]]", "not json", "[[9, 0]]", "[[0, 1.5]]", {"a": 1}, "[[true, 0]]", "[[\"0\", 1]]"):
         with pytest.raises(ConfigError, match="ablate"):
             parse_ablate(wrong, L, H)
     with pytest.raises(ConfigError, match="at least two tokens"):

@@ -86,3 +86,57 @@ def test_the_model_view_fits_the_screen(browser, app_url, size):
         assert wide
     finally:
         page.close()
+
+
+@pytest.fixture(scope="module")
+def gemma_app(tmp_path_factory):
+    """An app whose first real model is a Gemma 2 (a sliding layer and a global one, 4 query heads over 2 KV heads),
+    named by ATTENTION_LAB_MODELS as a teacher names one: app.py in its own process, as `make run` starts it."""
+    import os
+    import subprocess
+    import sys
+    import time
+    import urllib.request
+    from pathlib import Path
+
+    from tests.conftest import free_port
+    from tests.real_families import save
+
+    folder = tmp_path_factory.mktemp("models") / "gemma-toy"
+    save("gemma2", folder)
+    root, port = Path(__file__).resolve().parents[1], free_port()
+    env = {**os.environ, "GRADIO_SERVER_PORT": str(port), "ATTENTION_LAB_WARM": "0", "PYTHONPATH": str(root),
+           "ATTENTION_LAB_MODELS": str(folder), "HF_HUB_OFFLINE": "1", "GRADIO_ANALYTICS_ENABLED": "False"}
+    env.pop("ATTENTION_LAB_GPT2", None)
+    server = subprocess.Popen([sys.executable, "app.py"], cwd=root, env=env, stdout=subprocess.DEVNULL,
+                              stderr=subprocess.DEVNULL)
+    try:
+        for _ in range(1200):
+            try:
+                urllib.request.urlopen(f"http://127.0.0.1:{port}/", timeout=2)
+                break
+            except OSError:
+                time.sleep(0.1)
+        yield f"http://127.0.0.1:{port}/"
+    finally:
+        server.terminate()
+        server.wait(timeout=60)
+
+
+def test_a_gqa_model_with_sliding_layers_shows_its_groups_its_bands_and_rope_as_a_step(browser, gemma_app):
+    page = _page(browser, gemma_app, 1280, 800)
+    try:
+        assert page.locator("#real-model input[value='gemma-toy']").is_checked()  # the first real model opens
+        labels = page.locator("#real-model-view .al-model-layer").all_inner_texts()
+        assert labels == ["layer 0 · window 3", "layer 1 · global"]
+        assert page.locator("#real-model-view .al-model-row").first.locator(".al-model-group-gap").count() == 1
+        page.locator("#real-model-view .al-model-head[data-layer='0']").nth(3).click()  # a sliding layer's head
+        described = page.locator("#real-model-view .al-description").inner_text()
+        assert "key/value head 1, which query heads 2 to 3 share" in described and "last 3 tokens" in described
+        page.locator("#real-steps").get_by_text("Step through one layer and head").click()
+        _redrawn(page, "#real-step-capped .al-root", None)  # Gemma 2's cap: a stage of its own
+        page.wait_for_function("() => document.querySelector('#real-step-formula-Q').innerText.includes('RoPE')")
+        assert "before any rotation" in page.locator("#real-step-formula-Q-pre").inner_text()
+        assert page.locator("#real-step-Q-pre .al-root").get_attribute("data-stamp")
+    finally:
+        page.close()

@@ -15,7 +15,9 @@ from core.config import ConfigError
 from core.model import load_gpt2, load_tiny
 from core.notebook import head_view, model_view
 from core.render.matrix import unpacked
+from core.render.model_pack import expanded
 from tests.hub_cache import cache_repo
+from tests.real_families import FAMILIES
 from tests.test_gpt2_loader import _ids, checkpoint  # noqa: F401 - the random GPT-2 saved by transformers
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -44,7 +46,7 @@ def test_model_view_of_our_gpt_shows_every_layer_and_head_of_its_trace():
     expected = model.trace(torch.tensor([tokenizer.encode(sentence)]))[:, 0]  # (L, H, T, T)
     layers = view.data["layers"]
     assert (len(layers), len(layers[0])) == tuple(expected.shape[:2])
-    assert np.allclose(unpacked(layers[0][1]["values"]), expected[0, 1].numpy(), atol=1e-6)
+    assert np.allclose(expanded(view.data), expected.numpy(), atol=2e-5)  # packed as the app packs it
     assert view.data["rows"] == sentence.split()  # the tiny model's words
     assert all(d.startswith(f"layer {la} head {h}: ") for la, row in enumerate(view.data["descriptions"])
                for h, d in enumerate(row))
@@ -59,7 +61,7 @@ def test_head_view_of_a_variants_trace_and_one_sentence_for_a_mistake():
     assert len(view.data["heads"]) == 2 and np.allclose(unpacked(view.data["heads"][0]["values"]),
                                                         trace.weights[0, 0].numpy(), atol=1e-6)
     for wrong, args in (("covers 5 positions but 4 tokens", (trace, list("abcd"))), ("got str", ("abc", ["a"])),
-                        ("needs its tokenizer", (load_tiny()[0], "the cat"))):
+                        ("needs its tokenizer", (load_tiny()[0], "the cat")), ("layer=9", (trace, list("abcde"), 9))):
         with pytest.raises(ConfigError, match=wrong):
             head_view(*args)
 
@@ -73,6 +75,52 @@ def _open(browser, view):
     page.set_content(view.html())
     page.wait_for_selector(".al-root > *")
     return page, requests, errors
+
+
+def test_transformers_attentions_of_a_two_layer_model_are_attentions_and_tokens_may_be_a_string(checkpoint):  # noqa: F811
+    folder, hf = checkpoint
+    _, tokenizer = load_gpt2(folder)
+    idx = _ids(tokenizer, "the fox that the child saw")
+    with torch.no_grad():
+        out = hf(idx, output_attentions=True)
+    two = tuple(out.attentions[:2])  # a two-layer model's attentions: never taken for (model, tokenizer)
+    words = " ".join(str(i) for i in range(idx.shape[1]))
+    view = model_view(two, words)  # tokens as one string, split at spaces
+    assert np.allclose(expanded(view.data), torch.stack([a[0] for a in two]).numpy(), atol=2e-5)
+    assert view.data["rows"] == words.split()
+    by_tokenizer = head_view(out, "the fox that the child saw", tokenizer=tokenizer)  # the whole output, read
+    assert by_tokenizer.data["rows"] == [tokenizer.decode([i]) for i in idx[0].tolist()]
+    with pytest.raises(ConfigError, match='attn_implementation="eager"'):
+        model_view((None, None), words)  # what sdpa gives back for output_attentions
+    sdpa = type(out)(logits=out.logits, attentions=None)
+    with pytest.raises(ConfigError, match='attn_implementation="eager"'):
+        head_view(sdpa, words)
+
+
+@pytest.mark.parametrize("family", FAMILIES)
+def test_a_real_model_of_every_family_equals_transformers_and_shows_its_kv_groups(tmp_path, family):
+    from core.model import load_pretrained
+    from tests.real_families import save
+
+    reference = save(family, tmp_path / family)
+    model, tokenizer = load_pretrained(tmp_path / family)
+    sentence = "the fox that the child saw was hungry"
+    view = model_view((model, tokenizer), sentence)
+    with torch.no_grad():
+        ref = reference(torch.tensor([tokenizer.encode(sentence)]), output_attentions=True)
+    assert np.allclose(expanded(view.data), torch.stack([a[0] for a in ref.attentions]).numpy(), atol=1e-4)
+    if family != "gpt2":  # (GPT-2: one key/value head per query head, no groups)
+        assert view.data["groups"] == 2 and "which query heads 0 to 1 share" in view.data["descriptions"][0][0]
+    eager = head_view((reference, tokenizer), sentence, layer=0)  # a transformers model as its user loaded it
+    assert np.allclose(unpacked(eager.data["heads"][1]["values"]), ref.attentions[0][0, 1].numpy(), atol=1e-6)
+
+
+def test_a_large_models_view_is_packed_like_the_apps():
+    L, H, T = 32, 32, 64  # Llama-3-8B's layers and heads, 64 tokens
+    w = torch.softmax(torch.randn(L, H, T, T, generator=torch.Generator().manual_seed(0)), -1)
+    html = model_view(w, [f"t{i}" for i in range(T)])._repr_html_()
+    raw_f32 = L * H * T * T * 4 * 4 / 3  # float32 in base64
+    assert len(html) < 0.55 * raw_f32 and len(html) < 12e6  # 16-bit fractions: half of float32, 11 MB not 28
 
 
 @pytest.mark.browser
@@ -117,7 +165,7 @@ def test_the_example_notebook_runs_offline_and_its_views_draw(checkpoint, tmp_pa
             os.environ.pop(k) if v is None else os.environ.__setitem__(k, v)
     shown = [o["data"]["text/html"] for c in nb.cells if c.cell_type == "code" for o in c.get("outputs", [])
              if "text/html" in o.get("data", {})]
-    assert len(shown) == 3  # model view, head view, the variant's head view
+    assert len(shown) == 4  # model view, head view, load_pretrained's model view, the variant's head view
     for html in shown:
         page = browser.new_page()
         errors = []

@@ -13,16 +13,25 @@ from dataclasses import dataclass
 
 from torch import Tensor
 
+from ..i18n import mark, t
+
 THRESHOLD = 0.4  # a head is named after a pattern only if it puts this much weight on it, on average
-SPREAD = "spread out"
-PATTERNS = {  # name -> (short name for a thumbnail, what it measures)
-    "previous token": ("prev", "the token just before"),
-    "first token / sink": ("sink", "the first token (a place to put weight that is not needed)"),
-    "itself": ("self", "the token itself"),
-    "same token earlier": ("dup", "earlier copies of the same token"),
-    "induction-like": ("induct", "the token that followed an earlier copy of this one"),
+SPREAD = mark("spread out")
+PATTERNS = {  # name (a msgid) -> (short name for a thumbnail, what it measures)
+    mark("previous token"): (mark("prev"), mark("the token just before")),
+    mark("first token / sink"): (mark("sink"), mark("the first token (a place to put weight that is not needed)")),
+    mark("itself"): (mark("self"), mark("the token itself")),
+    mark("same token earlier"): (mark("dup"), mark("earlier copies of the same token")),
+    mark("induction-like"): (mark("induct"), mark("the token that followed an earlier copy of this one")),
 }
-SHORT_SPREAD = "spread"
+MESSAGES = {
+    "spread": mark("layer {layer} head {head}: spread out (no pattern gets {threshold} of its weight); measured: "
+                   "{others}"),
+    "named": mark("layer {layer} head {head}: {pattern}, mean weight {weight:.2f} on {what}; measured: {others}"),
+    "score": mark("{pattern} {weight:.2f}"),
+    "list": mark("{first}, {then}"),
+}
+SHORT_SPREAD = mark("spread")
 
 
 @dataclass(frozen=True)
@@ -34,6 +43,7 @@ class HeadPattern:
 
     @property
     def short(self) -> str:
+        """The short name a thumbnail carries (a msgid: the caller says it in the reader's language)."""
         return PATTERNS[self.name][0] if self.name in PATTERNS else SHORT_SPREAD
 
     @property
@@ -46,16 +56,16 @@ def scores(tokens: Sequence[str], weights: Tensor) -> dict[str, float]:
     (it can only see itself); a pattern with no case in the sentence (no repeated token) is left out."""
     T, w = len(tokens), weights.tolist()
     sums: dict[str, list[float]] = {k: [] for k in PATTERNS}
-    for t in range(1, T):
-        row = w[t]
-        sums["previous token"].append(row[t - 1])
-        sums["itself"].append(row[t])
-        if t >= 2:  # at t = 1 the first token IS the previous one: counted once, as previous
+    for q in range(1, T):
+        row = w[q]
+        sums["previous token"].append(row[q - 1])
+        sums["itself"].append(row[q])
+        if q >= 2:  # at q = 1 the first token IS the previous one: counted once, as previous
             sums["first token / sink"].append(row[0])
-        earlier = [s for s in range(t) if tokens[s] == tokens[t]]
+        earlier = [s for s in range(q) if tokens[s] == tokens[q]]
         if earlier:
             sums["same token earlier"].append(sum(row[s] for s in earlier))
-            after = sorted({s + 1 for s in earlier if s + 1 < t})  # what came next last time (not itself)
+            after = sorted({s + 1 for s in earlier if s + 1 < q})  # what came next last time (not itself)
             if after:
                 sums["induction-like"].append(sum(row[s] for s in after))
     return {k: sum(v) / len(v) for k, v in sums.items() if v}
@@ -73,9 +83,13 @@ def head_patterns(tokens: Sequence[str], weights: Tensor) -> list[list[HeadPatte
 
 
 def describe(layer: int, head: int, pattern: HeadPattern) -> str:
-    """One line a student reads under the opened head: its name and the numbers that earned it."""
-    others = ", ".join(f"{k} {v:.2f}" for k, v in sorted(pattern.scores.items(), key=lambda kv: -kv[1]))
+    """One line a student reads under the opened head: its name and the numbers that earned it (in the reader's
+    language: the pattern names are looked up here)."""
+    items = [t(MESSAGES["score"], pattern=t(k), weight=v) for k, v in sorted(pattern.scores.items(), key=lambda kv: -kv[1])]
+    others = items[0] if items else ""
+    for item in items[1:]:
+        others = t(MESSAGES["list"], first=others, then=item)
     if pattern.name == SPREAD:
-        return f"layer {layer} head {head}: spread out (no pattern gets {THRESHOLD} of its weight); measured: {others}"
-    return (f"layer {layer} head {head}: {pattern.name}, mean weight {pattern.score:.2f} on "
-            f"{PATTERNS[pattern.name][1]}; measured: {others}")
+        return t(MESSAGES["spread"], layer=layer, head=head, threshold=THRESHOLD, others=others)
+    return t(MESSAGES["named"], layer=layer, head=head, pattern=t(pattern.name), weight=pattern.score,
+             what=t(PATTERNS[pattern.name][1]), others=others)

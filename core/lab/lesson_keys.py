@@ -59,6 +59,7 @@ KEYS: dict[str, Key] = {
     "panel": Key("int", "which panel of a chart is shown (0 = the first; past the chart's last: one sentence)",
                  0, PANELS - 1),
     "controls": Key("list", "the controls the step offers (at most three), from the view's controls"),
+    "model": Key("text", "a model the app offers, by its name in the Real model tab (default: its first real model)"),
 }
 
 RANDOM = ("sentence", "variant", "causal", "scaled", "heads", "d_model", "seed", "options")
@@ -118,5 +119,10 @@ VIEWS: dict[str, View] = {
                      "gradient (2), training loss (3) with and without √d (scale)", ("experiment", "panel"),
                      panels_by=("experiment", {"mask": 1, "scale": 4})),
     "cost": View("the square that grows: time (panel 0) and memory (1) against the length T (measured)", ("panel",), panels=2),
+    "real-chapter": View("the chapter's sentence in a Chinese-capable model the app names (ATTENTION_LAB_MODELS): "
+                         "它's weight on 违约金 in every layer and head, and the next word with the head that looks "
+                         "hardest zeroed", ("sentence",)),
+    "sink": View("the attention sink in a real model: each head's mean weight on the first token, and the loss with "
+                 "every later token barred from it", ("sentence", "model"), ("sentence",)),
 }
 CONTROL_MAX = 3

@@ -305,14 +305,21 @@ def mask(allowed: Any) -> dict:
 
 def model_view(tokens: Sequence[str], weights: Any, titles: Sequence[Sequence[str]],
                descriptions: Sequence[Sequence[str]], selected: tuple[int, int], allowed: Any = None,
-               note: str = "", highlight: int | None = None) -> dict:
-    """Every layer x head (weights (L, H, T, T)) as small multiples; `selected` opened first; allowed (T, T)
-    True = may attend (the opened head hatches the rest); a note written above them, if any; `highlight`: the
-    row lit first (a pronoun's), None for none."""
+               note: str = "", highlight: int | None = None, layer_notes: Sequence[str] | None = None,
+               groups: int = 1) -> dict:
+    """Every layer x head (weights (L, H, T, T)) as small multiples; `selected` opened first; allowed (T, T), or
+    (L, T, T) when layers differ (a sliding-window layer's band), True = may attend (the opened head hatches the
+    rest); a note written above them, if any; `highlight`: the row lit first (a pronoun's), None for none;
+    layer_notes: a few words after each layer's label ("window 4"); groups: query heads per key/value head (the
+    thumbnails of one group drawn together)."""
     w = np.asarray(weights, dtype=float)
-    blocked = None if allowed is None else packed(~np.asarray(allowed, dtype=bool), "u8")
-    layers = [[{"title": visible(titles[la][h]), "values": packed(w[la, h]), **({"blocked": blocked} if blocked else {})}
+    a = None if allowed is None else np.asarray(allowed, dtype=bool)
+    per_layer = a is not None and a.ndim == 3
+    masks = [None] * w.shape[0] if a is None else \
+        [packed(~(a[la] if per_layer else a), "u8") for la in range(w.shape[0])]
+    layers = [[{"title": visible(titles[la][h]), "values": packed(w[la, h]), **({"blocked": masks[la]} if masks[la] else {})}
                for h in range(w.shape[1])] for la in range(w.shape[0])]
+    blocked = masks[0]
     data = {
         "kind": "modelview",
         "rows": all_visible(tokens),
@@ -331,7 +338,11 @@ def model_view(tokens: Sequence[str], weights: Any, titles: Sequence[Sequence[st
     }
     if highlight is not None:
         data["highlight"] = int(highlight)
+    if layer_notes is not None:
+        data["layer_notes"] = [str(n) for n in layer_notes]
+    if groups > 1:
+        data["groups"] = int(groups)
     data["stamp"] = stamp(data["rows"], [_digest(layer) for layer in layers], data["selected"], note, highlight,
-                          current())
+                          data.get("layer_notes"), data.get("groups"), current())
     return data
 

@@ -43,6 +43,7 @@ LAB_TABS = {  # the lab tab a step continues in (core.ui module names)
     "causality": "causality_tab", "dependency": "causality_tab", "three-ways": "masking_tab",
     "sqrt-d": "masking_tab", "transfer": "transfer_tab", "failure": "chapter_tab", "interventions": "chapter_tab",
     "cost": "cost_tab", "dropout": "attention_tab", "training": "experiments_tab",
+    "real-chapter": "real_model_tab", "sink": "real_model_tab",
 }
 MESSAGES = {
     "weight": mark("{query} → {key}: {weight:.2f}"),  # (the tokens as Markdown that shows them as typed)
@@ -106,6 +107,8 @@ def show(lab: Any, view: str, st: dict[str, Any]) -> Shown:
     if view == "training":  # not cached here: the class's run may still be training (core.serve.lesson_training)
         data, check = lesson_training.training(st)
         shown = Shown(_fit(data), check, _lab(st))
+    elif view in ("real-chapter", "sink"):  # cached per model and language in core.serve.real_lessons
+        shown = _real(view, st)
     else:
         shown = _show(lab, view, json.dumps(st, sort_keys=True, ensure_ascii=False), current())  # (text: per language)
     if shown.view is not None:
@@ -213,6 +216,19 @@ def _trained(st: dict[str, Any]) -> Shown:
     check = weight_line(tokens[row], tokens[key], weights[row, key])
     return Shown(_fit(data, highlight=row, height_budget=HEIGHT + 50), check,  # one head: every label legible
                  {**_lab({**DEFAULTS, **st}), "weights": "trained"})
+
+
+def _real(view: str, st: dict[str, Any]) -> Shown:
+    """A step on a real model (core.serve.real_lessons): the chapter's sentence in a Chinese-capable model, or the
+    attention sink; with no such model configured, the step says how to configure one."""
+    from . import real_lessons
+
+    own = st["sentence"] != DEFAULTS["sentence"]
+    if view == "real-chapter":
+        data, check = real_lessons.chapter_step(st["sentence"] if own else None)
+    else:
+        data, check = real_lessons.sink_step(st["sentence"] if own else None, st.get("model"))
+    return Shown(None if data is None else _fit(data), check, _lab(st))
 
 
 def _dropout(lab: Any, st: dict[str, Any], args: tuple) -> Shown:

@@ -8,18 +8,15 @@
   const GAP = 14;
 
   // One head as a T x T pixel image, scaled up by CSS (pixelated): one putImageData per head, not T*T fills.
-  function thumb(values, size, cmap, scale) {
-    const n = values.length;
-    const canvas = A.el("canvas", "al-thumb");
-    canvas.width = canvas.height = Math.max(1, n);
-    canvas.style.width = canvas.style.height = size + "px";
-    canvas.style.imageRendering = "pixelated";
-    const image = new ImageData(Math.max(1, n), Math.max(1, n));
+  function paint(canvas, values, cmap, scale) {
+    const n = Math.max(1, values.length);
+    if (canvas.width !== n) canvas.width = canvas.height = n;
+    const image = new ImageData(n, n);
     const px = image.data;
     const span = scale.max - scale.min || 1;
-    for (let i = 0; i < n; i++) {
+    for (let i = 0; i < values.length; i++) {
       const row = values[i];
-      for (let j = 0; j < n; j++) {
+      for (let j = 0; j < values.length; j++) {
         const c = cmap((Number(row[j]) - scale.min) / span);
         const at = 4 * (i * n + j);
         px[at] = c[0];
@@ -29,11 +26,18 @@
       }
     }
     canvas.getContext("2d").putImageData(image, 0, 0);
+  }
+
+  function thumb(values, size, cmap, scale) {
+    const canvas = A.el("canvas", "al-thumb");
+    canvas.style.width = canvas.style.height = size + "px";
+    canvas.style.imageRendering = "pixelated";
+    paint(canvas, values, cmap, scale);
     return canvas;
   }
 
   // A compact view (core/render/model_pack.py): every head's weights in one base64 uint16 array (L, H, T, T),
-  // fractions of the scale, and the mask once. Decoded once per view object; a click redraws from the cache.
+  // fractions of the scale, and the mask once (or each layer's). Decoded once per view object.
   const decoded = new WeakMap();
   function compactLayers(data) {
     let layers = decoded.get(data);
@@ -46,15 +50,62 @@
     const lo = data.scale.min, span = data.scale.max - data.scale.min;
     const flat = new Float32Array(L * H * T * C);
     for (let n = 0; n < flat.length; n++) flat[n] = lo + (view.getUint16(2 * n, true) / 65535) * span;
-    const blocked = data.blocked_all ? A.unpack(data.blocked_all) : null;
+    const all = data.blocked_all ? A.unpack(data.blocked_all) : null;
+    const masks = data.blocked_masks ? data.blocked_masks.map((m) => A.unpack(m)) : null;  // a band, a triangle
     layers = data.layers.map((heads, l) => heads.map((head, h) => {
       const at = (l * H + h) * T * C;
       const values = [];
       for (let i = 0; i < T; i++) values.push(flat.subarray(at + i * C, at + (i + 1) * C));
+      const blocked = masks ? masks[data.blocked_index[l]] : all;
       return Object.assign({}, head, { values: values, blocked: blocked });
     }));
     decoded.set(data, layers);
     return layers;
+  }
+
+  function layerLabel(data, labels, l) {
+    const note = (data.layer_notes || [])[l];
+    return A.fill(labels.layer, { layer: l }) + (note ? " · " + note : "");
+  }
+
+  // The small multiples, built once per shape (layers, heads, tokens); a toggle that keeps the shape repaints them
+  // in place (no new canvases, no new layout: 270 of them for SmolLM2).
+  function buildGrid(root, data, layers, ctx, cmap) {
+    const state = ctx.state;
+    const labels = data.labels || {};
+    const H = Math.max(...layers.map((l) => l.length), 1);
+    const groups = data.groups > 1 ? data.groups : 0;  // query heads per key/value head: a group drawn together
+    const W = root.clientWidth;
+    const labelW = 90;
+    const extra = groups ? (H / groups) * GAP : 0;  // a gap between groups
+    const size = Math.max(36, Math.min(170, Math.floor((W - labelW - extra - H * (GAP + 8)) / H)));  // every head in the row
+    const grid = A.el("div", "al-model");
+    const cells = [], rowLabels = [];
+    layers.forEach((heads, l) => {
+      const line = A.el("div", "al-model-row");
+      const label = A.el("div", "al-model-layer", layerLabel(data, labels, l));
+      rowLabels.push(label);
+      line.appendChild(label);
+      cells.push(heads.map((head, h) => {
+        if (groups && h > 0 && h % groups === 0) line.appendChild(A.el("div", "al-model-group-gap"));
+        const b = A.el("button", "al-model-head");
+        b.type = "button";
+        b.dataset.layer = String(l);
+        b.dataset.modelHead = String(h);
+        b.style.width = size + 8 + "px";
+        const canvas = thumb(head.values, size, cmap, data.scale);
+        const title = A.el("span", "al-model-title", head.title);
+        b.append(canvas, title);
+        b.addEventListener("click", () => {
+          state.open = [l, h];
+          A.views.modelview(root, state.mvData, ctx);
+        });
+        line.appendChild(b);
+        return { button: b, canvas: canvas, title: title };
+      }));
+      grid.appendChild(line);
+    });
+    return { grid: grid, cells: cells, rowLabels: rowLabels, width: W };
   }
 
   A.views.modelview = function (root, data, ctx) {
@@ -67,61 +118,55 @@
       state.mvKey = key;
       state.mvSelected = String(data.selected);
     }
+    state.mvData = data;
     const cmap = A.colormap(data.scale.stops);
-    const H = Math.max(...layers.map((l) => l.length), 1);
-    const W = root.clientWidth;
-    const labelW = 90;
-    const size = Math.max(36, Math.min(170, Math.floor((W - labelW - H * (GAP + 8)) / H)));  // every head in the row
-    const frag = document.createDocumentFragment();
-    frag.appendChild(A.el("div", "al-view-title", labels.title));
-    if (labels.warning) frag.appendChild(A.el("div", "al-warning", labels.warning));
-    frag.appendChild(A.el("div", "al-note", labels.help));
-    const grid = A.el("div", "al-model");
-    layers.forEach((heads, l) => {
-      const line = A.el("div", "al-model-row");
-      line.appendChild(A.el("div", "al-model-layer", A.fill(labels.layer, { layer: l })));
-      heads.forEach((head, h) => {
-        const b = A.el("button", "al-model-head");
-        b.type = "button";
-        b.dataset.layer = String(l);
-        b.dataset.modelHead = String(h);
-        b.style.width = size + 8 + "px";
-        b.setAttribute("aria-pressed", String(state.open[0] === l && state.open[1] === h));
-        b.appendChild(thumb(head.values, size, cmap, data.scale));
-        b.appendChild(A.el("span", "al-model-title", head.title));
-        b.addEventListener("click", () => {
-          state.open = [l, h];
-          A.views.modelview(root, data, ctx);
+    const shape = [key, layers.map((l) => l.length).join(","), data.groups || 0, root.clientWidth].join("|");
+    let g = state.mvGrid;
+    if (!g || g.shape !== shape || g.grid.grid.parentNode !== root) {
+      g = state.mvGrid = { shape: shape, grid: buildGrid(root, data, layers, ctx, cmap) };
+    } else {  // the same shape: repaint the thumbnails and their words where they are
+      layers.forEach((heads, l) => {
+        g.grid.rowLabels[l].textContent = layerLabel(data, labels, l);
+        heads.forEach((head, h) => {
+          const cell = g.grid.cells[l][h];
+          paint(cell.canvas, head.values, cmap, data.scale);
+          if (cell.title.textContent !== head.title) cell.title.textContent = head.title;
         });
-        line.appendChild(b);
       });
-      grid.appendChild(line);
-    });
-    frag.appendChild(grid);
+    }
+    g.grid.cells.forEach((row, l) => row.forEach((cell, h) => {
+      cell.button.setAttribute("aria-pressed", String(state.open[0] === l && state.open[1] === h));
+    }));
+    if (!g.header || g.header.parentNode !== root || g.opened.parentNode !== root) {
+      g.header = A.el("div", "al-model-header");
+      g.opened = A.el("div", "al-opened");
+      root.replaceChildren(g.header, g.grid.grid, g.opened);  // built once per shape; a toggle keeps them in place
+    }
+    const header = document.createDocumentFragment();
+    header.appendChild(A.el("div", "al-view-title", labels.title));
+    if (labels.warning) header.appendChild(A.el("div", "al-warning", labels.warning));
+    header.appendChild(A.el("div", "al-note", labels.help));
+    g.header.replaceChildren(header);
     const [ol, oh] = state.open;
     const layer = layers[ol] || [];
     const head = layer[oh];
-    const opened = A.el("div", "al-opened");
-    if (head) {
-      opened.appendChild(A.el("div", "al-view-title", A.fill(labels.opened, { layer: ol, head: oh, title: head.title })));
-      opened.appendChild(A.el("p", "al-description", (data.descriptions[ol] || [])[oh]));
-      const big = A.el("div", "al-opened-map");
-      opened.appendChild(big);
-      const lines = A.el("div", "al-headview-box");
-      opened.appendChild(lines);
-      frag.appendChild(opened);
-      root.replaceChildren(frag);
-      const one = Object.assign({}, data, {
-        kind: "heatmaps", heads: [head], max_columns: 1, headview: null,
-        height_budget: Math.max(420, 0.8 * window.innerHeight), labels: data.heatmap_labels,
-      });
-      ctx.sub = ctx.sub || { state: {} };
-      A.views.heatmaps(big, one, ctx.sub);
-      const layerData = Object.assign({}, data, { heads: layer, headview: { labels: data.heatmap_labels } });
-      ctx.subHv = ctx.subHv || { state: {} };
-      A.views.headview(lines, layerData, ctx.subHv);
-    } else {
-      root.replaceChildren(frag);
+    if (!head) {
+      g.opened.replaceChildren();
+      return;
     }
+    const big = A.el("div", "al-opened-map");
+    const lines = A.el("div", "al-headview-box");
+    g.opened.replaceChildren(
+      A.el("div", "al-view-title", A.fill(labels.opened, { layer: ol, head: oh, title: head.title })),
+      A.el("p", "al-description", (data.descriptions[ol] || [])[oh]), big, lines);
+    const one = Object.assign({}, data, {
+      kind: "heatmaps", heads: [head], max_columns: 1, headview: null,
+      height_budget: Math.max(420, 0.8 * window.innerHeight), labels: data.heatmap_labels,
+    });
+    ctx.sub = ctx.sub || { state: {} };
+    A.views.heatmaps(big, one, ctx.sub);
+    const layerData = Object.assign({}, data, { heads: layer, headview: { labels: data.heatmap_labels } });
+    ctx.subHv = ctx.subHv || { state: {} };
+    A.views.headview(lines, layerData, ctx.subHv);
   };
 })();

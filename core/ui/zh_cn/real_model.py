@@ -2,21 +2,7 @@
 
 EXACT: dict[str, str] = {
     "Real model": "真实模型",
-    "### Break a real model\nA trained model, every layer and head, on your sentence. Lift the causal mask, drop the √d "
-    "scaling or zero some heads: the change reaches **every layer**, and the model's predictions say what it cost — "
-    "the likeliest next words and the sentence's loss in bits per token, intact beside broken. Each head is named by "
-    "the pattern its weights show on this sentence (measured here, never a stored label). GPT-2 is here when the app "
-    "names one (`ATTENTION_LAB_GPT2`, docs/app.md); the tiny model trained here always is.":
-        "### 弄坏一个真实模型\n一个训练好的模型，你的句子上的每一层、每一个头。去掉因果掩码、去掉 √d 缩放，或者把"
-        "某些头置零：改动会作用到**每一层**，而模型的预测会说明代价——最可能的下一个词，以及这个句子"
-        "每个词元的损失（比特），完好的和弄坏的并排。每个头都以它的权重在这个句子上显示的模式命名（在这里测量，"
-        "从不是预先存好的标签）。应用指定了 GPT-2 时（`ATTENTION_LAB_GPT2`，见docs/app.md）这里就有 GPT-2；"
-        "在这里训练的小模型一直都在。",
     "Step through one layer and head of this model": "逐步查看这个模型的某一层、某一个头",
-    "The real hidden states entering the layer, through its own weights: Q, K and V (GPT-2's c_attn split in three), "
-    "the scores, scaled, masked, the weights and the context. The toggles above apply here too.":
-        "进入这一层的真实隐藏状态，经过它自己的权重：Q、K 和 V（GPT-2 的 c_attn 一分为三）、分数、缩放后、"
-        "掩码后、权重和上下文。上面的开关在这里同样生效。",
     "Causality: change a later token, every layer's earlier rows stay identical": "因果性：改动后面的一个词元，每一层前面的行都完全不变",
     "One token of the sentence is replaced; the maps show, per layer, how far any head's weights moved. With the "
     "causal mask the rows before the change do not move at all.":
@@ -47,11 +33,8 @@ TEMPLATES: list[tuple[str, str]] = [
     ("L{layer}\u00a0H{head}\u00a0· {pattern}", "L{layer}\u00a0H{head}\u00a0· {pattern}"),
     ("layer {layer} head {head}: spread out (no pattern gets {threshold} of its weight); measured: {others}",
      "第 {layer} 层第 {head} 个头：分散（没有哪个模式得到 {threshold} 的权重）；测得：{others}"),
-    ("layer {layer} head {head}: {pattern}, mean weight {weight} on {what}; measured: {others}",
-     "第 {layer} 层第 {head} 个头：{pattern}，在{what}上的平均权重为 {weight}；测得：{others}"),
     ("Q = ln_1(x) · W_q  (the first third of the layer's QKV projection, GPT-2's c_attn; layer {layer} head {head})",
      "Q = ln_1(x) · W_q（这一层 QKV 投影的第一个三分之一，即 GPT-2 的 c_attn；第 {layer} 层第 {head} 个头）"),
-    ("scaled = scores / √d_head, d_head = {d}", "scaled = scores / √d_head，d_head = {d}"),
     ("**Token {position} changed.** Rows before it (0 to {last}), in every one of the {L} layers and {H} heads: "
      "max |Δ weight| = **{earlier}**, max |Δ logit| = {logits}. Rows from it on: max |Δ weight| = "
      "**{later}**. {verdict}",
@@ -69,11 +52,6 @@ TEMPLATES: list[tuple[str, str]] = [
      "替换内容 '{word}' 对这个模型是 {n} 个词元；请输入只有一个词元的内容（例如 ' dog'）"),
     ("the replacement '{word}' is the token already at position {position}; type a different one",
      "替换内容 '{word}' 就是第 {position} 个位置上已有的词元；请换一个"),
-    ("layer {layer} head {head}: spread out (no pattern above 0.4)", "第 {layer} 层第 {head} 个头：分散（没有超过 0.4 的模式）"),
-    ("layer {layer} head {head}: {pattern}, mean weight {weight}", "第 {layer} 层第 {head} 个头：{pattern}，平均权重 {weight}"),
-    ("**Loss on this sentence**: {intact} bits per token intact, **{broken}** broken ({change}). Broken: {what}.",
-     "**这个句子上的损失**：完好时每个词元 {intact} 比特，弄坏后 **{broken}**（{change}）。弄坏的是：{what}。"),
-    ("{n} head(s) zeroed", "{n} 个头被置零"),
 ]
 
 PHRASES: dict[str, str] = {
@@ -93,8 +71,9 @@ PHRASES: dict[str, str] = {
     "dup": "重",
     "induct": "归纳",
     "spread": "散",
-    "nothing (the intact model: switch the mask or √d off, or zero heads, to break it)":
-        "什么都没有（这是完好的模型：关掉掩码或 √d，或者把头置零，就能弄坏它）",
     "the causal mask lifted in every layer (each word sees the words after it)": "每一层都去掉了因果掩码（每个词都能看到它后面的词）",
-    "no 1/√d_head in every layer": "每一层都没有 1/√d_head",
+}
+
+KEEP: set[str] = {  # the model families a real model belongs to, and the models the docs name: names, kept as they are
+    "Llama", "Qwen", "Qwen2", "Qwen2.5", "Qwen3", "Gemma", "SmolLM2", "ATTENTION_LAB_MODELS", "transformers",
 }
