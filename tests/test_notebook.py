@@ -77,6 +77,7 @@ def _open(browser, view):
     return page, requests, errors
 
 
+@pytest.mark.floats
 def test_transformers_attentions_of_a_two_layer_model_are_attentions_and_tokens_may_be_a_string(checkpoint):  # noqa: F811
     folder, hf = checkpoint
     _, tokenizer = load_gpt2(folder)
@@ -97,6 +98,7 @@ def test_transformers_attentions_of_a_two_layer_model_are_attentions_and_tokens_
         head_view(sdpa, words)
 
 
+@pytest.mark.floats
 @pytest.mark.parametrize("family", FAMILIES)
 def test_a_real_model_of_every_family_equals_transformers_and_shows_its_kv_groups(tmp_path, family):
     from core.model import load_pretrained

@@ -61,6 +61,7 @@ def test_a_missing_id_is_one_sentence_that_names_it_and_the_download(tmp_path, m
     assert "hf download Qwen/Qwen2.5-0.5B" in str(err.value) and "HF_HUB_OFFLINE" in str(err.value)
 
 
+@pytest.mark.floats
 def test_a_hub_id_in_the_local_cache_loads_offline_as_its_folder_does(tmp_path, monkeypatch):
     folder = tmp_path / "qwen"
     save("qwen2", folder)

@@ -46,6 +46,7 @@ def _reference(reference, ids, **kwargs):
         return reference(torch.tensor([ids]), output_attentions=True, **kwargs)
 
 
+@pytest.mark.floats
 @pytest.mark.parametrize("family", FAMILIES)
 def test_every_heads_weights_and_the_logits_equal_transformers_eager_attention(families, family):
     model, _, reference, ids = families[family]
@@ -74,6 +75,7 @@ def _output_projection(reference, layer):
     return getattr(attn, "o_proj", None) or attn.c_proj
 
 
+@pytest.mark.floats
 @pytest.mark.parametrize("family", FAMILIES)
 def test_a_zeroed_head_equals_transformers_with_that_heads_slice_of_the_output_projection_input_zeroed(families,
                                                                                                      family):
@@ -96,6 +98,7 @@ def test_a_zeroed_head_equals_transformers_with_that_heads_slice_of_the_output_p
     assert (run.logits - lab_forward(model, ids).logits).abs().max() > 1e-3  # and it did change the prediction
 
 
+@pytest.mark.floats
 @pytest.mark.parametrize("family", ["llama", "gemma2"])
 def test_a_whole_kv_group_zeroed_is_its_query_heads_zeroed(families, family):
     model, _, _, ids = families[family]
@@ -106,6 +109,7 @@ def test_a_whole_kv_group_zeroed_is_its_query_heads_zeroed(families, family):
     assert torch.equal(by_group.logits, by_heads.logits)
 
 
+@pytest.mark.floats
 @pytest.mark.parametrize("family", FAMILIES)
 def test_the_mask_lifted_gives_rows_over_every_key_in_every_layer(families, family):
     model, tokenizer, _, ids = families[family]
@@ -117,6 +121,7 @@ def test_the_mask_lifted_gives_rows_over_every_key_in_every_layer(families, fami
     assert broken.loss_bits != pytest.approx(intact.loss_bits, abs=1e-4)
 
 
+@pytest.mark.floats
 @pytest.mark.parametrize("family", FAMILIES)
 def test_the_loss_equals_transformers_and_dropping_the_scale_sharpens(families, family):
     model, tokenizer, reference, ids = families[family]
@@ -130,6 +135,7 @@ def test_the_loss_equals_transformers_and_dropping_the_scale_sharpens(families, 
     assert entropy(unscaled.weights[0]) < entropy(intact.weights[0])  # the scale divides the scores
 
 
+@pytest.mark.floats
 @pytest.mark.parametrize("family", FAMILIES)
 def test_changing_a_later_token_leaves_every_earlier_row_identical_and_without_the_mask_it_leaks(families, family):
     model, _, _, ids = families[family]
@@ -159,6 +165,7 @@ def _by_hand(window: int | None = None, kv_groups: int | None = None):
     return attention
 
 
+@pytest.mark.floats
 @pytest.mark.parametrize("family, variant, options, hand", [
     ("llama", "sliding-window", {"window": 2}, {"window": 2}),
     ("qwen3", "gqa", {"n_kv_heads": 1}, {"kv_groups": 1}),

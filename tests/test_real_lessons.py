@@ -29,6 +29,7 @@ def qwen(tmp_path_factory):
     return folder, model, tokenizer, reference
 
 
+@pytest.mark.floats
 def test_the_pronouns_row_equals_transformers_and_zeroing_the_hardest_head_equals_a_pre_hook(qwen):
     _, model, tokenizer, reference = qwen
     r = pronoun_heads(model, tokenizer, CHAPTER)
@@ -56,6 +57,7 @@ def test_the_pronouns_row_equals_transformers_and_zeroing_the_hardest_head_equal
     assert r.next_zeroed[1] == pytest.approx(float(probs.max()), abs=1e-5)
 
 
+@pytest.mark.floats
 def test_the_sink_is_each_heads_weight_on_the_first_token_and_barring_it_equals_a_4d_mask(qwen):
     _, model, tokenizer, reference = qwen
     s = attention_sink(model, tokenizer, ENGLISH)

@@ -20,6 +20,7 @@ def folders(tmp_path_factory):
     return {family: (root / family, save(family, root / family)) for family in FAMILIES}
 
 
+@pytest.mark.floats
 def test_the_tiny_model_intact_then_with_its_mask_lifted(client):
     _, intact = client.predict(SENTENCE, "tiny", True, True, "[]", api_name="/model_attention")
     T = len(intact["tokens"])
@@ -49,6 +50,7 @@ def test_gpt2_by_the_apps_variable_equals_transformers(client, checkpoint, monke
     assert out["loss_bits"] == pytest.approx(float(ref.loss) / 0.6931471805599453, abs=1e-3)
 
 
+@pytest.mark.floats
 def test_every_family_named_by_the_apps_variable_equals_transformers_eager_attention(client, folders, monkeypatch):
     monkeypatch.setenv("ATTENTION_LAB_MODELS", ",".join(str(folder) for folder, _ in folders.values()))
     for family, (folder, reference) in folders.items():

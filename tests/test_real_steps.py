@@ -68,6 +68,7 @@ def _qkv(reference, family: str, layer: int, hidden: torch.Tensor, arch):
     return q.transpose(0, 1), k.transpose(0, 1), attn.v_proj(hidden)[0].view(T, -1, hd).transpose(0, 1)
 
 
+@pytest.mark.floats
 @pytest.mark.parametrize("family", FAMILIES)
 def test_every_stage_of_every_head_equals_transformers_own_for_that_layer(families, family):
     from transformers.models.llama.modeling_llama import apply_rotary_pos_emb
@@ -99,7 +100,7 @@ def test_every_stage_of_every_head_equals_transformers_own_for_that_layer(famili
         assert torch.allclose(st["context"], st["weights"] @ v[kv], atol=TOL)
         assert ("capped" in st) == (family == "gemma2")
     shown = steps.shown([str(i) for i in ids])
-    assert [s.kind for s in shown] == steps.fields() and set(steps.fields()) <= set(FIELDS)
+    assert [s.field for s in shown] == steps.fields() and set(steps.fields()) <= set(FIELDS)
     expected = 11 if family == "gemma2" else (8 if family == "gpt2" else 10)
     assert len(shown) == expected
 
@@ -117,6 +118,7 @@ def test_a_sliding_layers_masked_stage_is_its_band_and_the_formulas_say_so(famil
     assert torch.isfinite(glob.stages["masked"]).sum(-1).tolist() == list(range(1, len(ids) + 1))
 
 
+@pytest.mark.floats
 def test_the_switches_reach_the_stages_and_a_wrong_layer_or_head_is_one_sentence(families):
     model, tokenizer, _, ids = families["qwen3"]
     off = layer_steps(model, ids, 1, 1, Breakage(causal=False, scaled=False))

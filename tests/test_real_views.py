@@ -63,6 +63,7 @@ def test_the_png_export_redraws_the_compact_view_the_page_holds(tmp_path):
         real_model.png_file({"stamp": "0123456789abcdef"})
 
 
+@pytest.mark.floats
 def test_a_gemma_model_view_draws_each_layers_own_mask_and_its_kv_groups(gemma):
     assert gemma in real_model.model_names()
     view, _, summary, out = real_model.model_attention(ENGLISH, gemma, True, True, "[]")
@@ -131,6 +132,7 @@ def test_every_view_answers_in_the_readers_language(gemma, language, words):
     assert english["descriptions"][0][0].startswith("layer 0 head 0")
 
 
+@pytest.mark.floats
 def test_a_third_party_variant_runs_in_its_plugins_worker_and_equals_its_formula_run_here(gemma):
     pytest.importorskip("attention_lab_alibi")  # the example plugin, installed by `make test`
     from core.gpt.lab_attention import Switches, lab_forward
