@@ -16,7 +16,8 @@ The data contract (JSON; every string is drawn as text, never parsed as HTML):
     boundary    draw the edge between allowed and blocked cells (the causal diagonal, a window's band)
     labels      every visible string: x, y, hover, hover_blocked, legend [{"swatch", "text"}], title, note,
                 warning (a note the reader must not miss, e.g. "the sentence was cut"), ...;
-                hover templates take {q} {i} {k} {j} {value} {extra} {head}
+                hover templates take {q} {i} {k} {j} {value} {extra} {head}; the words of each head's name,
+                its table of numbers and its keyboard cursor: core.render.access.LABELS
     headview    {"labels"}: also draw the head view (lines from one token) under the heatmaps
     head_colors one colour per head (head view); max_columns, height_budget, max_cell: layout limits
     focus       True: heads too small side by side for every label are drawn as one big head (a click on
@@ -38,7 +39,7 @@ from typing import Any
 
 import numpy as np
 
-from . import colors
+from . import access, colors
 from .web import stamp
 
 VALUES_UP_TO = 16  # tokens: write each value in its cell up to this many rows
@@ -157,7 +158,7 @@ def heatmaps(
     """One matrix per head, as the page's heatmaps draw them. blocked: (T, T) or (H, T, T) bools, True = blocked."""
     mats = [np.asarray(m, dtype=float) for m in mats]
     scale = scale or weight_scale()
-    labels = {**LABELS, **(labels or {})}
+    labels = {**LABELS, **access.LABELS, **(labels or {})}  # (access: the words of its tables and keyboard)
     blocked_h = None
     if blocked is not None:
         b = np.asarray(blocked, dtype=bool)
@@ -317,8 +318,8 @@ def model_view(tokens: Sequence[str], weights: Any, titles: Sequence[Sequence[st
         "show_values": len(tokens) <= VALUES_UP_TO,
         "digits": 2,
         "boundary": True,
-        "labels": {**MODEL_LABELS, "warning": note},
-        "heatmap_labels": {**LABELS, "hover": LABELS["hover_plain"], "note": LABELS["click"],
+        "labels": {**MODEL_LABELS, **access.LABELS, "warning": note},
+        "heatmap_labels": {**LABELS, **access.LABELS, "hover": LABELS["hover_plain"], "note": LABELS["click"],
                            "legend": [{"swatch": "scale", "text": LABELS["scale"]},
                                       *([{"swatch": "blocked", "text": LABELS["blocked"]}] if blocked else [])]},
         "head_colors": list(colors.CATEGORICAL),

@@ -11,7 +11,7 @@ import gradio as gr
 from core.lab.lesson_format import MISTAKES, MODES, safe_markdown
 from core.serve import lessons
 
-from . import i18n, lab_link, trained_panel
+from . import access, i18n, lab_link, trained_panel
 from .common import never_raises, sentence_of, view
 
 TITLE = "Lesson"
@@ -72,11 +72,13 @@ STYLE = """<style>
 </style>"""
 
 
-def where_html(name: str, k: int, n: int) -> str:
-    """The position line: 'step k of n', with the lesson and step for #lesson's data attributes (escaped)."""
+def where_html(name: str, k: int, n: int, title: str = "") -> str:
+    """The position line: 'step k of n', with the lesson and step for #lesson's data attributes (escaped); the
+    step's title follows for a screen reader only (the line is a live region: a step change is said)."""
     text = i18n.tr(MESSAGES["where"].format(n=k, total=n))
+    said = f'<span class="al-sr">{html.escape(title)}</span>' if title else ""
     return (f'<span class="al-lesson-where" data-lesson="{html.escape(name)}" data-step="{k}">'
-            f"{html.escape(text)}</span>")
+            f"{html.escape(text)}</span>{said}")
 
 
 def build(ctx) -> None:
@@ -89,14 +91,14 @@ def build(ctx) -> None:
                                  show_label=False, container=False, elem_id="lesson-picker",
                                  elem_classes=["al-example"], scale=3, min_width=200)  # titles: the lessons' own
             where = gr.HTML(where_html(first, 1, 1), elem_id="lesson-where", js_on_load=KEYS_JS, head=STYLE,
-                            min_width=190, scale=0)
+                            min_width=190, scale=0, elem_classes=[access.LIVE])  # a step change is said
             back = gr.Button(TEXT["back"], elem_id="lesson-back", scale=0, min_width=110)
             nxt = gr.Button(TEXT["next"], elem_id="lesson-next", variant="primary", scale=0, min_width=110)
             to_lab = gr.Button(TEXT["lab"], elem_id="lesson-lab", scale=0, min_width=170)
         with gr.Row(equal_height=False):
             with gr.Column(scale=1, min_width=320):
                 text = gr.Markdown(elem_id="lesson-text", sanitize_html=True)
-                check = gr.Markdown(elem_id="lesson-check", sanitize_html=True)
+                check = gr.Markdown(elem_id="lesson-check", sanitize_html=True, elem_classes=[access.LIVE])
                 causal = gr.Checkbox(True, label=TEXT["causal"], visible=False, elem_id="lesson-causal")
                 scaled = gr.Checkbox(True, label=TEXT["scaled"], visible=False, elem_id="lesson-scaled")
                 sentence = gr.Textbox(label=TEXT["sentence"], visible=False, elem_id="lesson-sentence", max_lines=2)
@@ -136,8 +138,8 @@ def build(ctx) -> None:
         v, c, lab = drawn(lesson, k)
         ups = [gr.update(visible=name in step.controls, value=st[name]) for name in CONTROLS]
         body = f"## {safe_markdown(step.title)}\n\n{safe_markdown(step.text)}"
-        return (json.dumps([lesson.name, k]), where_html(lesson.name, *lessons.numbered(lesson, k)), body, c, v, lab,
-                *ups)
+        return (json.dumps([lesson.name, k]), where_html(lesson.name, *lessons.numbered(lesson, k), step.title), body, c,
+                v, lab, *ups)
 
     def moved(pos: str, by: int) -> tuple:
         name, k = lessons.position(pos)

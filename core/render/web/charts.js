@@ -4,7 +4,7 @@
   "use strict";
   const A = window.AttnLab;
   if (!A || !A.needs) throw new Error("charts.js needs core.js, loaded before it");
-  A.needs("charts.js", ["el", "fill", "num", "svg", "legend", "tooltip", "CJK", "palette"]);
+  A.needs("charts.js", ["el", "fill", "num", "svg", "legend", "tooltip", "CJK", "palette", "schemed", "numbers"]);
   const M = { top: 40, right: 18, bottom: 74, left: 84 };
 
   function niceTicks(lo, hi, n) {
@@ -114,7 +114,8 @@
     for (let i = ends.length - 2; i >= 0; i--) ends[i].y = Math.min(ends[i].y, ends[i + 1].y - gap);
     for (const e of ends) {
       g.appendChild(A.svg("line", { x1: e.px + 4, x2: iw + 8, y1: e.py, y2: e.y, stroke: e.colour, "stroke-width": 1.5 }));
-      g.appendChild(text(iw + 12, e.y, e.name, "al-tick-text al-direct", { "dominant-baseline": "middle", fill: e.colour }));
+      g.appendChild(text(iw + 12, e.y, e.name, "al-tick-text al-direct", { "dominant-baseline": "middle" })); // (text in the
+      // text colour, 4.5:1; the line's colour is its leader's)
     }
   }
 
@@ -217,12 +218,28 @@
     svg.appendChild(g);
   }
 
+  // A panel's numbers as a table under it: one row per category (bars) or per x (lines), one column per series.
+  function panelTable(p, labels, digits, caption) {
+    const series = p.series || [];
+    if (!labels.numbers || !series.length) return null;
+    const bars = p.type === "bars";
+    const xs = bars ? (p.x.categories || []).map((_, i) => i)
+      : [...new Set(series.flatMap((s) => s.x))].filter(Number.isFinite).sort((a, b) => a - b);
+    const at = series.map((s) => { const m = new Map(); s.x.forEach((x, i) => m.set(x, s.y[i])); return m; });
+    return A.numbers({
+      summary: labels.numbers, caption: caption,
+      rows: xs.map((x) => (bars ? String(p.x.categories[x]) : fmt(x))),
+      cols: series.map((s) => String(s.name || p.y.label || "")),
+      cell: (i, j) => { const v = at[j].get(xs[i]); return v === null || v === undefined ? "" : A.num(v, digits); },
+    });
+  }
+
   A.views.chart = function (root, data, ctx) {
     const W = root.clientWidth;
     const cols = Math.max(1, Math.min(data.columns || 1, W < 700 ? 1 : 4));
     const pw = Math.floor((W - (cols - 1) * 16) / cols);
     const ph = Math.max(300, Math.min(A.fitHeight(data.height || 440, data), Math.round(pw * 0.62)));
-    const colours = data.colors || A.palette;
+    const colours = A.schemed(data.colors || A.palette, root); // 3:1 on the page, light or dark
     const labels = data.labels || {};
     const keep = root.querySelector(":scope > .al-tip");
     const frag = document.createDocumentFragment();
@@ -239,10 +256,15 @@
     const tip = A.tooltip(root);
     for (const p of data.panels || []) {
       const svg = A.svg("svg", { width: pw, height: ph, class: "al-chart", role: "img" });
-      svg.setAttribute("aria-label", p.title || "");
+      const name = p.title || labels.title || (p.y && p.y.label) || "";
+      svg.setAttribute("aria-label", name); // (its numbers: the table under it)
       if (p.type === "bars") barPanel(svg, p, pw, ph, colours, labels, tip, data.digits);
       else linePanel(svg, p, pw, ph, colours, labels, tip, data.digits, root);
-      grid.appendChild(svg);
+      const box = A.el("div", "al-chart-box");
+      box.appendChild(svg);
+      const table = panelTable(p, labels, data.digits, name);
+      if (table) box.appendChild(table);
+      grid.appendChild(box);
     }
   };
 })();

@@ -103,7 +103,6 @@
   };
 
   A.css = (c) => `rgb(${c[0]},${c[1]},${c[2]})`;
-  A.ink = (c) => (0.299 * c[0] + 0.587 * c[1] + 0.114 * c[2] > 140 ? "#111" : "#fff"); // text readable on c
 
   // Every view carries one tooltip, positioned next to the pointer; its text is plain text.
   A.tooltip = function (root) {
@@ -130,29 +129,38 @@
     };
   };
 
-  // A colour scale with its numbers: a gradient bar and ticks (the scale's min, max and between).
-  A.scaleLegend = function (scale, title) {
+  // A colour scale with its numbers: a gradient bar and ticks (the scale's min, max and between). In a narrow view
+  // (a phone) the bar is shorter and every other number goes, so no two numbers run together.
+  A.scaleLegend = function (scale, title, width) {
     const box = A.el("div", "al-scale");
     box.appendChild(A.el("span", "al-scale-title", title));
     const bar = A.el("span", "al-scale-bar");
     bar.style.background = `linear-gradient(to right, ${scale.stops.join(", ")})`;
     const ticks = A.el("span", "al-scale-ticks");
-    for (const t of scale.ticks) {
-      const s = A.el("span", "al-tick", A.num(t, scale.digits === undefined ? 2 : scale.digits));
+    const digits = scale.digits === undefined ? 2 : scale.digits;
+    const barW = width && width < 600 ? Math.max(140, Math.min(260, width - 40)) : 0;
+    if (barW) bar.style.width = barW + "px";
+    const room = (barW || 180) / Math.max(1, scale.ticks.length - 1); // px between two numbers
+    const wide = Math.max(0, ...scale.ticks.map((t) => A.num(t, digits).length)) * 8.5 + 8; // px a number needs
+    const every = Math.max(1, Math.ceil(wide / room));
+    scale.ticks.forEach((t, n) => {
+      if (n % every !== 0 && n !== scale.ticks.length - 1) return;
+      if (n !== scale.ticks.length - 1 && scale.ticks.length - 1 - n < every) return; // (the last one is kept)
+      const s = A.el("span", "al-tick", A.num(t, digits));
       s.style.left = ((100 * (t - scale.min)) / (scale.max - scale.min || 1)) + "%";
       ticks.appendChild(s);
-    }
+    });
     bar.appendChild(ticks);
     box.appendChild(bar);
     return box;
   };
 
   // The legend line of a view: the colour scale and each swatch ("blocked", a colour) with its words.
-  A.legend = function (items, scale) {
+  A.legend = function (items, scale, width) {
     const row = A.el("div", "al-legend");
     for (const it of items || []) {
       if (it.swatch === "scale") {
-        if (scale) row.appendChild(A.scaleLegend(scale, it.text));
+        if (scale) row.appendChild(A.scaleLegend(scale, it.text, width));
         continue;
       }
       const item = A.el("span", "al-legend-item");

@@ -6,7 +6,7 @@
   const A = window.AttnLab;
   if (!A || !A.needs) throw new Error("heatmaps.js needs core.js, loaded before it");
   A.needs("heatmaps.js", ["el", "fill", "num", "colormap", "ink", "legend", "tooltip", "unpackHeads", "tokenLabel",
-    "axes"]);
+    "axes", "numbers", "say"]);
   const { textWidth, labelsFor, axisLabels, highlight } = A.axes;
   const GAP = 18; // px between heads
   const TITLE_H = 30; // px: a head's title line
@@ -142,6 +142,74 @@
 
   A.drawCells = drawCells; // (the thumbnails of thumbs.js draw with it too)
 
+  let uid = 0;
+  // A cell's value as the table and the keyboard say it ("NaN" where the view paints NaN, "blocked" where masked).
+  function cellText(head, data, labels, i, j) {
+    if (head.blocked && head.blocked[i][j]) return labels.blocked_cell || "";
+    const v = head.values[i][j];
+    return data.nan_color && Number.isNaN(cellValue(v)) ? "NaN" : A.num(v, data.digits);
+  }
+
+  // The keyboard's cell cursor in one head: arrows move it (its row and column lit in every head, its numbers said
+  // and shown), Home/End go to the row's ends, Enter or Space picks its row's token as a click does, Esc hides the
+  // tooltip. The state keeps it across redraws.
+  function keyboard(stage, cursor, h, head, ctx, root, data, labels, rows, cols, cell, tip) {
+    const state = ctx.state;
+    const spoken = (i, j) => A.fill(head.blocked && head.blocked[i][j] ? labels.cell_blocked : labels.cell, {
+      q: rows[i], i: i, k: cols[j], j: j, value: cellText(head, data, labels, i, j), head: head.title });
+    const show = (quiet) => {
+      const c = state.cursor;
+      cursor.style.top = c.i * cell + "px";
+      cursor.style.left = c.j * cell + "px";
+      cursor.style.width = cursor.style.height = cell + "px";
+      cursor.hidden = false;
+      A.axes.highlight(root, c.i, c.j);
+      const b = stage.getBoundingClientRect();
+      tip.show(spoken(c.i, c.j), { clientX: b.left + (c.j + 1) * cell, clientY: b.top + (c.i + 1) * cell - 8 });
+      if (!quiet) A.say(root, spoken(c.i, c.j));
+    };
+    const here = () => {
+      const c = state.cursor;
+      if (!c || c.head !== h || c.i >= rows.length || c.j >= cols.length) {
+        const i = Number.isInteger(state.highlight) && state.highlight < rows.length ? state.highlight : 0;
+        state.cursor = { head: h, i: i, j: 0 };
+      }
+      return state.cursor;
+    };
+    stage.addEventListener("focus", () => {
+      if (!stage.matches(":focus-visible")) return; // (a click: the mouse's own highlight, no cursor)
+      here();
+      show(state.refocus === h); // (back after a redraw: shown, not said again)
+      state.refocus = null;
+    });
+    stage.addEventListener("blur", () => {
+      cursor.hidden = true;
+      tip.hide();
+      A.axes.highlight(root, state.highlight);
+    });
+    stage.addEventListener("keydown", (ev) => {
+      const c = here(), last = [rows.length - 1, cols.length - 1];
+      const moves = { ArrowUp: [-1, 0], ArrowDown: [1, 0], ArrowLeft: [0, -1], ArrowRight: [0, 1] };
+      if (ev.altKey || ev.ctrlKey || ev.metaKey) return;
+      if (moves[ev.key]) {
+        c.i = Math.max(0, Math.min(last[0], c.i + moves[ev.key][0]));
+        c.j = Math.max(0, Math.min(last[1], c.j + moves[ev.key][1]));
+        show(false);
+      } else if (ev.key === "Home" || ev.key === "End") {
+        c.j = ev.key === "Home" ? 0 : last[1];
+        show(false);
+      } else if (ev.key === "Enter" || ev.key === " ") {
+        state.highlight = c.i;
+        show(true);
+        A.say(root, A.fill(labels.picked, { q: rows[c.i], i: c.i }));
+      } else if (ev.key === "Escape") {
+        tip.hide();
+      } else return;
+      ev.preventDefault();
+      ev.stopPropagation(); // (a lesson's clicker keys are the page's: not while a head has the keyboard)
+    });
+  }
+
   A.views.heatmaps = function (root, data, ctx) {
     const state = ctx.state;
     const rows = data.rows || [], cols = data.cols || rows, colsAreTokens = !data.cols || data.col_tokens;
@@ -182,9 +250,10 @@
       return { px, yl, xl, xLabelH, labelW, lay };
     };
     // cells too small for the wanted labels: smaller ones (never under the minimum), and the grid again
+    const narrow = W < A.axes.NARROW; // a phone: labels down to 12 px before any is thinned out
     const fitted = (width, n, minColumns) => {
-      const wanted = data.font_px || 15, first = size(wanted, width, n, minColumns);
-      const px = A.axes.labelPx(first.lay.cell, wanted);
+      const wanted = data.font_px || (narrow ? 13 : 15), first = size(wanted, width, n, minColumns);
+      const px = A.axes.labelPx(first.lay.cell, wanted, narrow ? A.axes.MIN_PHONE_PX : A.axes.MIN_LABEL_PX);
       return px === wanted ? first : size(px, width, n, minColumns);
     };
     let sz = fitted(W, heads.length, data.min_columns);
@@ -206,7 +275,19 @@
     const frag = document.createDocumentFragment();
     if (labels.title) frag.appendChild(A.el("div", "al-view-title", labels.title));
     if (labels.warning) frag.appendChild(A.el("div", "al-warning", labels.warning));
-    frag.appendChild(A.legend(legendItems, data.scale));
+    frag.appendChild(A.legend(legendItems, data.scale, W));
+    // what a head shows, for its name and its table: the colour scale's words, else the view's title
+    const scaleItem = (legendItems || []).find((it) => it.swatch === "scale");
+    const what = (scaleItem && scaleItem.text) || labels.title || "";
+    const helpId = "al-keys-" + ++uid; // the keys, said once per head when it takes the focus
+    const help = A.el("div", "al-sr", labels.keys_help);
+    help.id = helpId;
+    frag.appendChild(help);
+    const focused = root.contains(document.activeElement) && document.activeElement.dataset
+      ? document.activeElement.dataset.focusHead : undefined; // a redraw gives the keyboard back where it was
+    state.numbersOpen = state.numbersOpen || {};
+    const rowNames = rows.map((t, i) => (data.position_labels ? String(i) : `${i} ${t}`));
+    const colNames = colsAreTokens ? cols.map((t, i) => (data.position_labels ? String(i) : `${i} ${t}`)) : cols.map(String);
     const grid = A.el("div", "al-grid");
     const xTitleRow = !!labels.x && textWidth(labels.x, `15px ${fam}`) + 8 > cols.length * cell; // one per row
     for (let r = 0; r * lay.columns < order.length; r++) {
@@ -233,9 +314,20 @@
         title.style.height = titleH + "px";
         if (lines > 1) title.classList.add("al-wrap");
         const stage = A.el("div", "al-cells");
+        stage.tabIndex = 0; // Tab reaches each head; the arrows then move within it
+        stage.dataset.focusHead = String(h);
+        stage.setAttribute("role", "application");
+        stage.setAttribute("aria-label", A.fill(labels.head_name, { title: head.title, what: what, rows: rows.length,
+          cols: cols.length }));
+        stage.setAttribute("aria-describedby", helpId);
         const canvas = A.el("canvas", "al-canvas");
+        canvas.setAttribute("aria-hidden", "true"); // (its numbers: the table under the head)
         stage.appendChild(canvas);
         drawCells(canvas, head, data, cell, cmap, showValues);
+        const cursor = A.el("div", "al-cursor");
+        cursor.hidden = true;
+        stage.appendChild(cursor);
+        keyboard(stage, cursor, h, head, ctx, root, data, labels, rows, cols, cell, tip);
         for (const [cls, n] of [["al-hl-row", rows.length], ["al-hl-col", colsAreTokens ? cols.length : 0]]) {
           if (!n) continue;
           const band = A.el("div", "al-hl " + cls); // the highlight band, placed on click
@@ -267,7 +359,14 @@
         const xbox = A.el("div", "al-xbox");
         xbox.appendChild(axisLabels(xl.text, cols, cell, vertical, px, "al-x", xLabelH(cell) - 28));
         if (!xTitleRow) xbox.appendChild(A.el("div", "al-axis-title al-xtitle", labels.x));
+        const table = labels.numbers ? A.numbers({ // the head's numbers as a table (lesson, lab and notebook alike)
+          summary: labels.numbers, rows: rowNames, cols: colNames, open: !!state.numbersOpen[h],
+          caption: A.fill(labels.table_caption, { title: head.title, what: what, y: labels.y, x: labels.x }),
+          cell: (i, j) => cellText(head, data, labels, i, j),
+          onToggle: (open) => { state.numbersOpen[h] = open; },
+        }) : null;
         hb.append(title, stage, xbox);
+        if (table) hb.appendChild(table);
         line.appendChild(hb);
       }
       if (focus && r === 0) line.appendChild(A.thumbStrip(heads, data, cmap, state.focus, (h) => {
@@ -288,9 +387,19 @@
     frag.appendChild(grid);
     if (labels.note) frag.appendChild(A.el("div", "al-note", labels.note)); // under the heads: they come first
     if (data.check && A.checkLine) { // measured on the weights drawn: it follows the page's own softmax
-      const check = A.el("div", "al-check");
-      check.append(A.el("span", "al-check-title", labels.check_title), A.el("span", "al-check-text",
-        data.softmax ? A.checkLine(heads, labels) : labels.check_text || A.checkLine(heads, labels)));
+      // a live region (polite): kept from one drawing to the next, so a screen reader says each new check
+      let check = state.checkLine;
+      if (!check) {
+        check = state.checkLine = A.el("div", "al-check");
+        check.setAttribute("role", "status");
+        check.setAttribute("aria-live", "polite");
+        check.append(A.el("span", "al-check-title"), A.el("span", "al-check-text"));
+      }
+      const [t1, t2] = check.children;
+      const said = data.softmax ? A.checkLine(heads, labels) : labels.check_text || A.checkLine(heads, labels);
+      if (t1.textContent !== (labels.check_title || "")) t1.textContent = labels.check_title || "";
+      if (t2.textContent !== said) t2.textContent = said;
+      check.classList.toggle("al-cjk", A.CJK.test(said));
       frag.appendChild(check);
     }
     grid.addEventListener("click", (ev) => {
@@ -300,9 +409,10 @@
       state.highlight = state.highlight === i ? null : i;
       highlight(root, state.highlight);
     });
-    const keep = root.querySelector(":scope > .al-tip");
+    const keep = root.querySelector(":scope > .al-tip"), live = A.live(root);
     root.replaceChildren(frag);
     if (keep) root.appendChild(keep);
+    root.appendChild(live);
     tip.hide();
     // a new sentence, or a new row the data names (a lesson's next step): nothing highlighted, or that row
     const shown = rows.join("\u0000") + "\u0001" + (Number.isInteger(data.highlight) ? data.highlight : "");
@@ -311,6 +421,10 @@
     }
     state.rows = shown;
     highlight(root, state.highlight);
+    if (focused !== undefined) { // the keyboard was in a head: back in it, its cursor shown, not said again
+      const again = root.querySelector(`.al-cells[data-focus-head="${focused}"]`);
+      if (again) { state.refocus = Number(focused); again.focus({ preventScroll: true }); }
+    }
     if (data.headview && A.views.headview) {
       const hv = A.el("div", "al-headview-box");
       root.insertBefore(hv, root.querySelector(":scope > .al-tip"));

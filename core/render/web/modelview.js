@@ -29,6 +29,7 @@
       }
     }
     canvas.getContext("2d").putImageData(image, 0, 0);
+    canvas.setAttribute("aria-hidden", "true");
     return canvas;
   }
 
@@ -87,11 +88,14 @@
         b.dataset.modelHead = String(h);
         b.style.width = size + 8 + "px";
         b.setAttribute("aria-pressed", String(state.open[0] === l && state.open[1] === h));
-        b.appendChild(thumb(head.values, size, cmap, data.scale));
+        b.setAttribute("aria-label", A.fill(labels.opened, { layer: l, head: h, title: head.title })); // opened, it
+        b.appendChild(thumb(head.values, size, cmap, data.scale)); // draws its heatmap and table of numbers below
         b.appendChild(A.el("span", "al-model-title", head.title));
         b.addEventListener("click", () => {
           state.open = [l, h];
           A.views.modelview(root, data, ctx);
+          const again = root.querySelector(`.al-model-head[data-layer="${l}"][data-model-head="${h}"]`);
+          if (again) again.focus({ preventScroll: true }); // (the keyboard stays on the head it opened)
         });
         line.appendChild(b);
       });
