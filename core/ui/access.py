@@ -76,7 +76,6 @@ def theme() -> gr.themes.Base:
         button_primary_border_color_hover="*primary_800", button_primary_border_color_hover_dark="*primary_800",
         input_border_color_focus="*secondary_700", input_border_color_focus_dark="*secondary_400",
         input_shadow_focus="0 0 0 2px *secondary_700", input_shadow_focus_dark="0 0 0 2px *secondary_400",
-        checkbox_border_color_focus="*secondary_700", checkbox_border_color_focus_dark="*secondary_400",
         link_text_color="*secondary_700", link_text_color_dark="*secondary_400",
         link_text_color_visited="*secondary_800", link_text_color_visited_dark="*secondary_300",
         link_text_color_hover="*secondary_800", link_text_color_active="*secondary_800",

@@ -78,7 +78,7 @@ def where_html(name: str, k: int, n: int, title: str = "") -> str:
     text = i18n.tr(MESSAGES["where"].format(n=k, total=n))
     said = f'<span class="al-sr">{html.escape(title)}</span>' if title else ""
     return (f'<span class="al-lesson-where" data-lesson="{html.escape(name)}" data-step="{k}">'
-            f"{html.escape(text)}</span>{said}")
+            f"{html.escape(text)}</span> {said}")
 
 
 def build(ctx) -> None:

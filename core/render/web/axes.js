@@ -9,6 +9,7 @@
   const MIN_LABEL_PX = 15; // a label is never smaller (a projector's back row); below it, every other label
   const MIN_PHONE_PX = 12; // ... but in a view narrower than NARROW px (a phone), 12 px before thinning
   const NARROW = 600;
+  const TAP = 24; // px: a label a finger taps in a narrow view (WCAG 2.5.8)
   const TITLE_LINE = 21; // px per line of a head title that wraps
   let measureCtx = null;
 
@@ -24,9 +25,12 @@
     return { text, width };
   }
 
-  function axisLabels(texts, full, cell, vertical, px, cls, widthOrHeight) {
+  // The labels of one axis. `hit` (px, a phone's): each label shown is a tap target at least that big, so labels
+  // are thinned until `hit` px separate them (the rule docs/accessibility.md states); 0 on a wide screen.
+  function axisLabels(texts, full, cell, vertical, px, cls, widthOrHeight, hit) {
     const box = A.el("div", "al-axis " + cls);
-    const every = Math.max(1, Math.ceil((px * LABEL_PITCH) / cell));
+    const every = Math.max(1, Math.ceil((px * LABEL_PITCH) / cell), hit ? Math.ceil(hit / cell - 1e-9) : 1);
+    const size = Math.max(cell, Math.min(hit || 0, every * cell)); // px along the axis a label may take
     texts.forEach((t, i) => {
       const span = A.el("span", "al-label", t);
       const pos = String(i) + " ";
@@ -40,13 +44,15 @@
       if (vertical) {
         span.style.left = i * cell + cell / 2 + "px";
         span.classList.add("al-vertical");
+        if (hit) span.style.width = span.style.lineHeight = size + "px";
       } else if (cls === "al-x") {
-        span.style.left = i * cell + "px";
-        span.style.width = cell + "px";
+        span.style.left = i * cell - (size - cell) / 2 + "px";
+        span.style.width = size + "px";
+        if (hit) span.style.minHeight = hit + "px";
       } else {
-        span.style.top = i * cell + "px";
-        span.style.height = cell + "px";
-        span.style.lineHeight = cell + "px";
+        span.style.top = i * cell - (size - cell) / 2 + "px";
+        span.style.height = size + "px";
+        span.style.lineHeight = size + "px";
       }
       box.appendChild(span);
     });
@@ -91,5 +97,5 @@
   }
 
   A.axes = { textWidth, labelsFor, axisLabels, highlight, labelPx, titleLines, LABEL_PITCH, MIN_LABEL_PX, MIN_PHONE_PX,
-    NARROW, TITLE_LINE };
+    NARROW, TAP, TITLE_LINE };
 })();

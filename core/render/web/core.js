@@ -133,15 +133,21 @@
   // (a phone) the bar is shorter and every other number goes, so no two numbers run together.
   A.scaleLegend = function (scale, title, width) {
     const box = A.el("div", "al-scale");
-    box.appendChild(A.el("span", "al-scale-title", title));
+    const head = A.el("span", "al-scale-title", title);
+    box.appendChild(head);
     const bar = A.el("span", "al-scale-bar");
     bar.style.background = `linear-gradient(to right, ${scale.stops.join(", ")})`;
     const ticks = A.el("span", "al-scale-ticks");
     const digits = scale.digits === undefined ? 2 : scale.digits;
-    const barW = width && width < 600 ? Math.max(140, Math.min(260, width - 40)) : 0;
-    if (barW) bar.style.width = barW + "px";
-    const room = (barW || 180) / Math.max(1, scale.ticks.length - 1); // px between two numbers
     const wide = Math.max(0, ...scale.ticks.map((t) => A.num(t, digits).length)) * 8.5 + 8; // px a number needs
+    const barW = width && width < 600 ? Math.max(100, Math.min(260, width - wide - 8)) : 0;
+    if (barW) { // the title over the bar, not beside it; half a number's room each side of the bar
+      bar.style.width = barW + "px";
+      box.classList.add("al-scale-narrow");
+      box.style.marginLeft = Math.ceil(wide / 2) + "px";
+      head.style.marginLeft = -Math.ceil(wide / 2) + "px";
+    }
+    const room = (barW || 180) / Math.max(1, scale.ticks.length - 1); // px between two numbers
     const every = Math.max(1, Math.ceil(wide / room));
     scale.ticks.forEach((t, n) => {
       if (n % every !== 0 && n !== scale.ticks.length - 1) return;

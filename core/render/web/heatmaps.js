@@ -235,6 +235,9 @@
     const fam = getComputedStyle(root).fontFamily || "sans-serif";
     const yTitle = 26;
     const W = root.clientWidth;
+    const narrow = W < A.axes.NARROW; // a phone: labels down to 12 px before any is thinned out, 24 px tap targets
+    const gap = narrow ? 8 : GAP, hit = narrow ? A.axes.TAP : 0;
+    root.classList.toggle("al-narrow", narrow);
     // The labels at a size, and the grid they leave for n heads in `width` px.
     const size = (px, width, n, minColumns) => {
       const font = `${px}px ${fam}`;
@@ -242,7 +245,7 @@
       const xl = colsAreTokens ? labelsFor(cols, font, data.position_labels) : { text: cols.map(String), width: 0 };
       if (!colsAreTokens) xl.width = Math.max(...xl.text.map((s) => textWidth(s, font))) + 10;
       const xLabelH = (cell) => (cell >= xl.width ? px * 1.6 : xl.width + 12) + 28;
-      const labelW = yl.width + yTitle + 8 + GAP; // the y column: labels, title (and its CJK margin) and the gap
+      const labelW = yl.width + yTitle + 8 + gap; // the y column: labels, title (and its CJK margin) and the gap
       const lay = A.gridLayout(width, n, rows.length, cols.length, labelW, xLabelH, {
         maxColumns: data.max_columns, minColumns: minColumns, budget: A.fitHeight(data.height_budget, data),
         maxCell: data.max_cell, minHead: data.min_head,
@@ -250,7 +253,6 @@
       return { px, yl, xl, xLabelH, labelW, lay };
     };
     // cells too small for the wanted labels: smaller ones (never under the minimum), and the grid again
-    const narrow = W < A.axes.NARROW; // a phone: labels down to 12 px before any is thinned out
     const fitted = (width, n, minColumns) => {
       const wanted = data.font_px || (narrow ? 13 : 15), first = size(wanted, width, n, minColumns);
       const px = A.axes.labelPx(first.lay.cell, wanted, narrow ? A.axes.MIN_PHONE_PX : A.axes.MIN_LABEL_PX);
@@ -292,6 +294,7 @@
     const xTitleRow = !!labels.x && textWidth(labels.x, `15px ${fam}`) + 8 > cols.length * cell; // one per row
     for (let r = 0; r * lay.columns < order.length; r++) {
       const line = A.el("div", "al-grid-row");
+      if (narrow) line.style.gap = gap + "px";
       const ybox = A.el("div", "al-ycol");
       const these = order.slice(r * lay.columns, (r + 1) * lay.columns);
       const lines = A.axes.titleLines(these.map((h) => heads[h].title), cols.length * cell, `600 16px ${fam}`);
@@ -300,7 +303,7 @@
       const ytitle = A.el("div", "al-axis-title al-ytitle", labels.y);
       ytitle.style.height = rows.length * cell + "px";
       ytitle.style.width = yTitle + "px";
-      const ylab = axisLabels(yl.text, rows, cell, false, px, "al-y", yl.width);
+      const ylab = axisLabels(yl.text, rows, cell, false, px, "al-y", yl.width, hit);
       const yinner = A.el("div", "al-yinner");
       yinner.append(ytitle, ylab);
       ybox.appendChild(yinner);
@@ -357,7 +360,7 @@
           highlight(root, state.highlight);
         });
         const xbox = A.el("div", "al-xbox");
-        xbox.appendChild(axisLabels(xl.text, cols, cell, vertical, px, "al-x", xLabelH(cell) - 28));
+        xbox.appendChild(axisLabels(xl.text, cols, cell, vertical, px, "al-x", xLabelH(cell) - 28, hit));
         if (!xTitleRow) xbox.appendChild(A.el("div", "al-axis-title al-xtitle", labels.x));
         const table = labels.numbers ? A.numbers({ // the head's numbers as a table (lesson, lab and notebook alike)
           summary: labels.numbers, rows: rowNames, cols: colNames, open: !!state.numbersOpen[h],
