@@ -7,9 +7,8 @@
   A.needs("axes.js", ["el", "tokenLabel"]);
   const LABEL_PITCH = 1.15; // a label needs this many times its font size along the axis
   const MIN_LABEL_PX = 15; // a label is never smaller (a projector's back row); below it, every other label
-  const MIN_PHONE_PX = 12; // ... but in a view narrower than NARROW px (a phone), 12 px before thinning
-  const NARROW = 600;
-  const TAP = 24; // px: a label a finger taps in a narrow view (WCAG 2.5.8)
+  const MIN_PHONE_PX = 12; // ... but on a phone (core.js A.narrow), 12 px before thinning
+  const TAP = 24; // px: a label a finger taps on a phone (WCAG 2.5.8)
   const TITLE_LINE = 21; // px per line of a head title that wraps
   let measureCtx = null;
 
@@ -83,7 +82,7 @@
   }
 
   // The label size for a cell: the wanted size, or smaller (never under `least`: MIN_LABEL_PX on a projector,
-  // MIN_PHONE_PX in a narrow view) so every label fits.
+  // MIN_PHONE_PX on a phone) so every label fits.
   function labelPx(cell, wanted, least) {
     least = least || MIN_LABEL_PX;
     if (wanted <= least) return wanted;
@@ -97,5 +96,5 @@
   }
 
   A.axes = { textWidth, labelsFor, axisLabels, highlight, labelPx, titleLines, LABEL_PITCH, MIN_LABEL_PX, MIN_PHONE_PX,
-    NARROW, TAP, TITLE_LINE };
+    TAP, TITLE_LINE };
 })();

@@ -129,8 +129,12 @@
     };
   };
 
-  // A colour scale with its numbers: a gradient bar and ticks (the scale's min, max and between). In a narrow view
-  // (a phone) the bar is shorter and every other number goes, so no two numbers run together.
+  // A phone or 400 % zoom: the window (not a view, which may be a projector's half column) is under 600 CSS px.
+  A.NARROW = 600;
+  A.narrow = () => window.innerWidth < A.NARROW;
+
+  // A colour scale with its numbers: a gradient bar and ticks (the scale's min, max and between). On a phone the
+  // bar fits the view (its title over it) and numbers that would run together are thinned, the ends kept.
   A.scaleLegend = function (scale, title, width) {
     const box = A.el("div", "al-scale");
     const head = A.el("span", "al-scale-title", title);
@@ -140,7 +144,7 @@
     const ticks = A.el("span", "al-scale-ticks");
     const digits = scale.digits === undefined ? 2 : scale.digits;
     const wide = Math.max(0, ...scale.ticks.map((t) => A.num(t, digits).length)) * 8.5 + 8; // px a number needs
-    const barW = width && width < 600 ? Math.max(100, Math.min(260, width - wide - 8)) : 0;
+    const barW = width && A.narrow() ? Math.max(100, Math.min(260, width - wide - 8)) : 0;
     if (barW) { // the title over the bar, not beside it; half a number's room each side of the bar
       bar.style.width = barW + "px";
       box.classList.add("al-scale-narrow");

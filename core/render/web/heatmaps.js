@@ -235,7 +235,7 @@
     const fam = getComputedStyle(root).fontFamily || "sans-serif";
     const yTitle = 26;
     const W = root.clientWidth;
-    const narrow = W < A.axes.NARROW; // a phone: labels down to 12 px before any is thinned out, 24 px tap targets
+    const narrow = A.narrow(); // a phone: labels down to 12 px before any is thinned out, 24 px tap targets
     const gap = narrow ? 8 : GAP, hit = narrow ? A.axes.TAP : 0;
     root.classList.toggle("al-narrow", narrow);
     // The labels at a size, and the grid they leave for n heads in `width` px.
@@ -282,8 +282,9 @@
     const scaleItem = (legendItems || []).find((it) => it.swatch === "scale");
     const what = (scaleItem && scaleItem.text) || labels.title || "";
     const helpId = "al-keys-" + ++uid; // the keys, said once per head when it takes the focus
-    const help = A.el("div", "al-sr", labels.keys_help);
+    const help = A.el("div", null, labels.keys_help);
     help.id = helpId;
+    help.hidden = true; // (a description read from a hidden element: never drawn)
     frag.appendChild(help);
     const focused = root.contains(document.activeElement) && document.activeElement.dataset
       ? document.activeElement.dataset.focusHead : undefined; // a redraw gives the keyboard back where it was
