@@ -7,7 +7,7 @@ import gradio as gr
 
 from core.render import web
 
-CSS_PATHS = [web.ASSETS / "page.css"]  # focus rings, code colours, the phone layout: the page's, not a view's
+CSS_PATHS = [web.ASSETS.joinpath("page.css")]  # focus rings, code colours, the phone layout: the page's, not a view's
 LIVE = "al-live"  # elem_classes of a block whose changes a screen reader says (a lesson's step, its check)
 # The page's announcer: one polite region (a step, a live block) and one alert region (every error: the problem box
 # a fast event writes, a toast). Each is said again even when the same sentence comes back.

@@ -151,7 +151,7 @@ def launch_options(demo: gr.Blocks | None = None) -> dict[str, Any]:
         "ssr_mode": False,
         # the static text in English and Chinese; the page keeps its language in a cookie for the server
         "i18n": i18n.catalogue(getattr(demo, "lab_texts", set())),
-        "head": i18n.LANG_SCRIPT + access.ANNOUNCER_JS,  # (the announcer: what changes and every error, said)
+        "head": f"{i18n.LANG_SCRIPT}{access.ANNOUNCER_JS}",  # (the announcer: what changes and every error, said)
         # Gradio's run history keeps every call's inputs and outputs in the browser's localStorage (up to 100),
         # re-read and re-written whole on every event: ~1 ms of the page's time per KB of outputs, growing with
         # each click, and a class's sentences left on shared machines. Off (the API's /runs page is not the lab's).
