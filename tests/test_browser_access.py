@@ -240,3 +240,12 @@ def test_a_keyboard_alone_walks_a_lesson_and_hears_each_step(keyboard_page, app_
     page.keyboard.press("Enter")
     page.wait_for_selector("#lesson[data-step='3']")
     assert re.match(r"step 3 of \d+", where.text_content().strip())
+
+
+def test_an_error_toast_is_said_in_the_alert_region(keyboard_page, app_url):
+    page = keyboard_page
+    page.goto(f"{app_url}?sentence=a%20b%20c&heads=abc")  # a lab link with a value no control takes: a toast
+    page.get_by_test_id("toast-body").filter(has_text="heads='abc' must be a whole number").wait_for()
+    page.wait_for_function("() => (document.querySelector('#al-alert') || {}).textContent?.includes("
+                           "\"heads='abc' must be a whole number\")")
+    assert page.locator("#al-alert").get_attribute("role") == "alert"
