@@ -18,7 +18,8 @@ from ..text import scripts
 from .colors import CATEGORICAL, HEADS_DARK
 
 ASSETS = Path(__file__).resolve().parent / "web"
-SCRIPTS = ("core.js", "access.js", "softmax.js", "axes.js", "heatmaps.js", "thumbs.js", "headview.js", "modelview.js", "charts.js")  # in this order
+SCRIPTS = ("core.js", "access.js", "softmax.js", "axes.js", "cells.js", "cursor.js", "heatmaps.js", "thumbs.js",
+           "headview.js", "modelview.js", "charts.js")  # in this order
 STYLES = ("views.css", "tabs.css")  # the lab views; the other tabs' own layout
 TEMPLATE = '<div class="al-root"></div>'  # static: the script draws inside it, Gradio never re-renders it
 JS_ON_LOAD = "window.AttnLab.mount(element, props, watch, trigger);"

@@ -1,33 +1,19 @@
 // Heatmaps: one matrix per head, square cells that fill the panel, token labels on both axes, values in
-// the cells for short sentences, blocked cells hatched, the mask's edge drawn, hover and click-to-highlight.
-// The data contract is documented in core/render/matrix.py.
+// the cells for short sentences, blocked cells hatched, the mask's edge drawn, hover and click-to-highlight; each
+// head focusable, named, with its keyboard cursor (cursor.js) and its table of numbers (access.js). The cells
+// themselves: cells.js. The data contract is documented in core/render/matrix.py.
 (function () {
   "use strict";
   const A = window.AttnLab;
   if (!A || !A.needs) throw new Error("heatmaps.js needs core.js, loaded before it");
-  A.needs("heatmaps.js", ["el", "fill", "num", "colormap", "ink", "legend", "tooltip", "unpackHeads", "tokenLabel",
-    "axes", "numbers", "say"]);
+  A.needs("heatmaps.js", ["el", "fill", "num", "colormap", "legend", "tooltip", "unpackHeads", "tokenLabel", "axes",
+    "numbers", "drawCells", "cellValue", "cellText", "keyboard"]);
+  const { drawCells, cellValue, cellText, keyboard } = A;
   const { textWidth, labelsFor, axisLabels, highlight } = A.axes;
   const GAP = 18; // px between heads
   const TITLE_H = 30; // px: a head's title line
   const MIN_TALL = 12; // px: the height budget never makes cells smaller than this ...
   const MIN_TALL_LABELLED = 18; // ... or this, up to 24 tokens: a 15 px label per row and column
-  let hatch = null;
-  function blockedPattern(ctx) {
-    if (!hatch) {
-      hatch = document.createElement("canvas");
-      hatch.width = hatch.height = 8;
-      const h = hatch.getContext("2d");
-      h.fillStyle = "#d4d4d4";
-      h.fillRect(0, 0, 8, 8);
-      h.strokeStyle = "#8c8c8c";
-      h.lineWidth = 1.5;
-      h.beginPath();
-      h.moveTo(-2, 10); h.lineTo(10, -2); h.moveTo(-2, 2); h.lineTo(2, -2); h.moveTo(6, 10); h.lineTo(10, 6);
-      h.stroke();
-    }
-    return ctx.createPattern(hatch, "repeat");
-  }
 
   // How many heads side by side: the largest square cells (within the width and the height budget).
   A.gridLayout = function (W, H, nRows, nCols, labelW, xLabelH, opts) {
@@ -59,157 +45,8 @@
     return best;
   };
 
-  function cellValue(v) {
-    if (v === "-inf") return -Infinity;
-    if (v === "inf") return Infinity;
-    return v === null || v === undefined ? NaN : Number(v);
-  }
-
-  function drawCells(canvas, head, data, cell, cmap, showValues) {
-    const nR = head.values.length, nC = nR ? head.values[0].length : 0;
-    const dpr = window.devicePixelRatio || 1;
-    canvas.width = Math.round(nC * cell * dpr);
-    canvas.height = Math.round(nR * cell * dpr);
-    canvas.style.width = nC * cell + "px";
-    canvas.style.height = nR * cell + "px";
-    const ctx = canvas.getContext("2d");
-    ctx.scale(dpr, dpr);
-    const s = data.scale, span = s.max - s.min || 1;
-    const blocked = head.blocked;
-    const nanRgb = data.nan_color ? [1, 3, 5].map((k) => parseInt(data.nan_color.slice(k, k + 2), 16)) : null;
-    // One pixel per cell in an ImageData, scaled up without smoothing: no per-cell fill style to parse.
-    const img = new ImageData(Math.max(nC, 1), Math.max(nR, 1));
-    const colours = [];
-    for (let i = 0; i < nR; i++) {
-      const row = [];
-      for (let j = 0; j < nC; j++) {
-        const k = 4 * (i * nC + j);
-        if (blocked && blocked[i][j]) { row.push(null); continue; } // transparent: hatched below
-        const v = cellValue(head.values[i][j]);
-        const c = Number.isNaN(v) && nanRgb ? nanRgb : cmap(v === -Infinity ? 0 : v === Infinity ? 1 : (v - s.min) / span);
-        img.data[k] = c[0]; img.data[k + 1] = c[1]; img.data[k + 2] = c[2]; img.data[k + 3] = 255;
-        row.push(c);
-      }
-      colours.push(row);
-    }
-    const small = document.createElement("canvas");
-    small.width = Math.max(nC, 1);
-    small.height = Math.max(nR, 1);
-    small.getContext("2d").putImageData(img, 0, 0);
-    ctx.imageSmoothingEnabled = false;
-    ctx.drawImage(small, 0, 0, nC * cell, nR * cell);
-    if (blocked) {
-      ctx.beginPath();
-      for (let i = 0; i < nR; i++) for (let j = 0; j < nC; j++) if (blocked[i][j]) ctx.rect(j * cell, i * cell, cell, cell);
-      ctx.fillStyle = blockedPattern(ctx);
-      ctx.fill();
-    }
-    if (blocked && data.boundary) { // the mask's edge: where "may attend" meets "blocked"
-      ctx.strokeStyle = "#111";
-      ctx.lineWidth = Math.max(2, cell / 14);
-      ctx.beginPath();
-      for (let i = 0; i < nR; i++) {
-        for (let j = 0; j < nC; j++) {
-          if (j + 1 < nC && blocked[i][j] !== blocked[i][j + 1]) { ctx.moveTo((j + 1) * cell, i * cell); ctx.lineTo((j + 1) * cell, (i + 1) * cell); }
-          if (i + 1 < nR && blocked[i][j] !== blocked[i + 1][j]) { ctx.moveTo(j * cell, (i + 1) * cell); ctx.lineTo((j + 1) * cell, (i + 1) * cell); }
-        }
-      }
-      ctx.stroke();
-    }
-    if (showValues) {
-      let px = Math.max(13, Math.min(22, Math.floor(cell * 0.36))); // 13 px at least: read from the back
-      const fam = getComputedStyle(canvas).fontFamily || "sans-serif";
-      let lead = true;
-      const widest = A.num(s.min < 0 ? -9.99 : 0.99, data.digits);
-      if (textWidth(widest, `${px}px ${fam}`) > cell - 4) lead = false;
-      if (!lead && textWidth(widest.replace("0.", "."), `${px}px ${fam}`) > cell - 4) return;
-      ctx.font = `${px}px ${fam}`;
-      canvas.dataset.valuePx = String(px); // (what a test reads: the numbers' size is not in the DOM)
-      ctx.textAlign = "center";
-      ctx.textBaseline = "middle";
-      for (let i = 0; i < nR; i++) {
-        for (let j = 0; j < nC; j++) {
-          const c = colours[i][j];
-          if (!c) continue;
-          let t = nanRgb && Number.isNaN(cellValue(head.values[i][j])) ? "NaN" : A.num(head.values[i][j], data.digits);
-          if (!lead) t = t.replace(/^(-?)0\./, "$1.");
-          ctx.fillStyle = A.ink(c);
-          ctx.fillText(t, j * cell + cell / 2, i * cell + cell / 2 + 1);
-        }
-      }
-    }
-  }
-
-  A.drawCells = drawCells; // (the thumbnails of thumbs.js draw with it too)
 
   let uid = 0;
-  // A cell's value as the table and the keyboard say it ("NaN" where the view paints NaN, "blocked" where masked).
-  function cellText(head, data, labels, i, j) {
-    if (head.blocked && head.blocked[i][j]) return labels.blocked_cell || "";
-    const v = head.values[i][j];
-    return data.nan_color && Number.isNaN(cellValue(v)) ? "NaN" : A.num(v, data.digits);
-  }
-
-  // The keyboard's cell cursor in one head: arrows move it (its row and column lit in every head, its numbers said
-  // and shown), Home/End go to the row's ends, Enter or Space picks its row's token as a click does, Esc hides the
-  // tooltip. The state keeps it across redraws.
-  function keyboard(stage, cursor, h, head, ctx, root, data, labels, rows, cols, cell, tip) {
-    const state = ctx.state;
-    const spoken = (i, j) => A.fill(head.blocked && head.blocked[i][j] ? labels.cell_blocked : labels.cell, {
-      q: rows[i], i: i, k: cols[j], j: j, value: cellText(head, data, labels, i, j), head: head.title });
-    const show = (quiet) => {
-      const c = state.cursor;
-      cursor.style.top = c.i * cell + "px";
-      cursor.style.left = c.j * cell + "px";
-      cursor.style.width = cursor.style.height = cell + "px";
-      cursor.hidden = false;
-      A.axes.highlight(root, c.i, c.j);
-      const b = stage.getBoundingClientRect();
-      tip.show(spoken(c.i, c.j), { clientX: b.left + (c.j + 1) * cell, clientY: b.top + (c.i + 1) * cell - 8 });
-      if (!quiet) A.say(root, spoken(c.i, c.j));
-    };
-    const here = () => {
-      const c = state.cursor;
-      if (!c || c.head !== h || c.i >= rows.length || c.j >= cols.length) {
-        const i = Number.isInteger(state.highlight) && state.highlight < rows.length ? state.highlight : 0;
-        state.cursor = { head: h, i: i, j: 0 };
-      }
-      return state.cursor;
-    };
-    stage.addEventListener("focus", () => {
-      if (!stage.matches(":focus-visible")) return; // (a click: the mouse's own highlight, no cursor)
-      here();
-      show(state.refocus === h); // (back after a redraw: shown, not said again)
-      state.refocus = null;
-    });
-    stage.addEventListener("blur", () => {
-      cursor.hidden = true;
-      tip.hide();
-      A.axes.highlight(root, state.highlight);
-    });
-    stage.addEventListener("keydown", (ev) => {
-      const c = here(), last = [rows.length - 1, cols.length - 1];
-      const moves = { ArrowUp: [-1, 0], ArrowDown: [1, 0], ArrowLeft: [0, -1], ArrowRight: [0, 1] };
-      if (ev.altKey || ev.ctrlKey || ev.metaKey) return;
-      if (moves[ev.key]) {
-        c.i = Math.max(0, Math.min(last[0], c.i + moves[ev.key][0]));
-        c.j = Math.max(0, Math.min(last[1], c.j + moves[ev.key][1]));
-        show(false);
-      } else if (ev.key === "Home" || ev.key === "End") {
-        c.j = ev.key === "Home" ? 0 : last[1];
-        show(false);
-      } else if (ev.key === "Enter" || ev.key === " ") {
-        state.highlight = c.i;
-        show(true);
-        A.say(root, A.fill(labels.picked, { q: rows[c.i], i: c.i }));
-      } else if (ev.key === "Escape") {
-        tip.hide();
-      } else return;
-      ev.preventDefault();
-      ev.stopPropagation(); // (a lesson's clicker keys are the page's: not while a head has the keyboard)
-    });
-  }
-
   A.views.heatmaps = function (root, data, ctx) {
     const state = ctx.state;
     const rows = data.rows || [], cols = data.cols || rows, colsAreTokens = !data.cols || data.col_tokens;
