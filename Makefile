@@ -8,6 +8,8 @@ DEV_STAMP := $(VENV)/.installed-dev
 export GRADIO_ANALYTICS_ENABLED := False
 export HF_HUB_OFFLINE := 1
 
+AXE := $(VENV)/axe/node_modules/axe-core/axe.min.js
+
 .PHONY: run test test-kernels lint install dev clean browser cjk-font
 
 $(BIN)/python:
@@ -54,6 +56,13 @@ browser:
 	@command -v chromium >/dev/null 2>&1 || [ -x /usr/bin/chromium ] || $(call APT_INSTALL,chromium) || \
 	  echo "Chromium is missing: install it (apt-get install -y chromium) or the browser tests will fail"
 
+# axe-core (WCAG rules the accessibility test runs in Chromium), from the npm registry into .venv/axe: the test injects
+# this file into the page, nothing is fetched while it runs. npm comes with Debian's nodejs.
+$(AXE):
+	@command -v npm >/dev/null 2>&1 || $(call APT_INSTALL,npm) || true
+	@if command -v npm >/dev/null 2>&1; then npm install --prefix $(VENV)/axe --no-audit --no-fund --loglevel=error axe-core@4; \
+	else echo "npm is missing: install it (apt-get install -y npm) or the accessibility test will fail"; fi
+
 cjk-font:
 	@fc-list 2>/dev/null | grep -qi "wqy\|cjk" || $(call APT_INSTALL,fonts-wqy-microhei) || \
 	  echo "No CJK font: Chinese tokens are labelled U+XXXX (apt-get install -y fonts-wqy-microhei)"
@@ -62,7 +71,7 @@ cjk-font:
 # one worker, so its module-scoped fixtures (its Chromium) are made once (docs/setup.md). Not loadgroup: with
 # pytest 9.2 it silently stops grouping (pytest-xdist issue 1386); tests/test_markers.py checks the grouping.
 XDIST := -n auto --dist loadfile
-test: $(DEV_STAMP) browser cjk-font
+test: $(DEV_STAMP) $(AXE) browser cjk-font
 	$(BIN)/ruff check .
 	$(BIN)/python -m pytest -q $(XDIST)
 

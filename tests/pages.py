@@ -4,6 +4,9 @@ from __future__ import annotations
 
 TIMEOUT = 60_000  # ms; the shared 2-core machine can be slow, the checks are not about speed
 VIEW = "#attention-heatmaps .al-root"
+LESSONS = ("chapter", "v1-v2", "by-hand")  # the built-in lessons
+TABS = ["Attention", "Step through", "Causality", "Weight transfer", "Masking & scaling", "Mistakes & interventions",
+        "Plugins", "Cost", "Model", "Generate", "Real model", "Experiments"]  # every lab tab, in order
 
 
 def open_page(browser, app_url, width=1400, height=1000, tab="Attention"):
@@ -64,3 +67,44 @@ def problem(page, words: str, box: str = "attention-problem") -> str:
 def open_tab(page, name: str) -> None:
     """Click a tab by its title (every tab is in sight: the bar wraps rather than hide one in a menu)."""
     page.get_by_role("tab", name=name, exact=True).click()
+
+
+# Every view of the open tab drawn (its stamp written), or empty.
+DRAWN = """() => {
+  const tab = [...document.querySelectorAll('.tabitem')].find((e) => getComputedStyle(e).display !== 'none');
+  if (!tab) return true;
+  const roots = [...tab.querySelectorAll('.al-root')].filter((r) => r.offsetParent !== null);
+  return roots.every((r) => r.dataset.stamp || !r.parentElement.textContent.trim() && !r.childElementCount);
+}"""
+
+
+def settle(page) -> None:
+    """The open tab's views drawn and its events done (a short wait: a tab without views settles at once)."""
+    page.wait_for_function("() => !document.querySelector('.progress-text, .eta-bar')", timeout=TIMEOUT)
+    try:
+        page.wait_for_function(DRAWN, timeout=20_000)
+    except Exception:  # noqa: BLE001 - a view that never draws is what the checks then see
+        pass
+    page.wait_for_timeout(400)
+
+
+def tab_name(tab: str, lang: str) -> str:
+    from core.ui import i18n
+
+    return i18n.tr(tab, "zh-CN") if lang == "zh" else tab
+
+
+def show_lesson(page, app_url: str, lesson: str) -> None:
+    """A lesson's first step, opened by its link, its view drawn."""
+    page.goto(f"{app_url}?lesson={lesson}&step=1")
+    page.wait_for_selector("#lesson-view .al-root[data-stamp]:not([data-stamp=''])")
+    settle(page)
+
+
+def show_tab(page, app_url: str, tab: str, lang: str = "en") -> None:
+    """A lab tab, clicked by its title in the page's language (the app opened first if the page is elsewhere)."""
+    if "?" in page.url or not page.url.startswith(app_url):
+        page.goto(app_url)
+        page.wait_for_selector("[role=tab]")
+    page.get_by_role("tab", name=tab_name(tab, lang), exact=True).click()
+    settle(page)

@@ -14,7 +14,8 @@ The data contract (JSON; every string is drawn as text):
     columns  panels side by side (1 to 4; one below 700 px)
     legend   [{"text", "color": index | "swatch": "#rrggbb", "dash", "marker"}]: one entry per line style shown
              (drawn with its line's dash and marker, so a line is found in the legend without its colour)
-    labels   {"hover": "{series}: {x_label} {x} → {y_label} {y}", "title"}
+    labels   {"hover": "{series}: {x_label} {x} → {y_label} {y}", "title", "numbers": the summary of each panel's
+             table of numbers (a screen reader's, a sighted reader opens it)}
     colors   the palette the colour indexes refer to (Okabe-Ito by default)
     digits   decimals of hovered values
 """
@@ -25,7 +26,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from ..i18n import mark, t
-from . import colors
+from . import access, colors
 from .tokens import visible
 from .web import stamp
 
@@ -76,7 +77,7 @@ def chart(panels: list[dict], legend: list[dict] | None = None, columns: int = 1
           hover: str = HOVER, digits: int = 3, height: int = 440) -> dict:
     """Panels side by side (`columns`), one legend for all of them."""
     data = {"kind": "chart", "panels": panels, "columns": columns, "legend": legend or [],
-            "labels": {"hover": t(hover), "title": title},  # (hover: a msgid, looked up here)
+            "labels": {"hover": t(hover), "title": title, "numbers": t(access.LABELS["numbers"])},  # (hover: a msgid, looked up here)
             "colors": list(colors.CATEGORICAL), "digits": digits, "height": height}
     data["stamp"] = stamp(panels, legend, title, data["labels"]["hover"])
     return data

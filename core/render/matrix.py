@@ -16,7 +16,8 @@ The data contract (JSON; every string is drawn as text, never parsed as HTML):
     boundary    draw the edge between allowed and blocked cells (the causal diagonal, a window's band)
     labels      every visible string: x, y, hover, hover_blocked, legend [{"swatch", "text"}], title, note,
                 warning (a note the reader must not miss, e.g. "the sentence was cut"), ...;
-                hover templates take {q} {i} {k} {j} {value} {extra} {head}
+                hover templates take {q} {i} {k} {j} {value} {extra} {head}; the words of each head's name,
+                its table of numbers and its keyboard cursor: core.render.access.LABELS
     headview    {"labels"}: also draw the head view (lines from one token) under the heatmaps
     head_colors one colour per head (head view); max_columns, height_budget, max_cell: layout limits
     focus       True: heads too small side by side for every label are drawn as one big head (a click on
@@ -40,7 +41,7 @@ import numpy as np
 
 from ..i18n import current, mark, t
 from ..lab.session import CHECK
-from . import colors
+from . import access, colors
 from .tokens import all_visible, visible
 from .web import stamp
 
@@ -160,7 +161,7 @@ def heatmaps(
     """One matrix per head, as the page's heatmaps draw them. blocked: (T, T) or (H, T, T) bools, True = blocked."""
     mats = [np.asarray(m, dtype=float) for m in mats]
     scale = scale or weight_scale()
-    labels = {**words(LABELS), **(labels or {})}  # (a caller's own labels: already in the request's language)
+    labels = {**words(LABELS), **words(access.LABELS), **(labels or {})}  # (a caller's own labels: already in the request's language)
     if labels.get("warning"):
         labels["warning"] = visible(labels["warning"])
     blocked_h = None
@@ -330,8 +331,8 @@ def model_view(tokens: Sequence[str], weights: Any, titles: Sequence[Sequence[st
         "show_values": len(tokens) <= VALUES_UP_TO,
         "digits": 2,
         "boundary": True,
-        "labels": {**words(MODEL_LABELS), "warning": visible(note)},
-        "heatmap_labels": {**(shown := words(LABELS)), "hover": shown["hover_plain"], "note": shown["click"],
+        "labels": {**words(MODEL_LABELS), **words(access.LABELS), "warning": visible(note)},
+        "heatmap_labels": {**(shown := words(LABELS)), **words(access.LABELS), "hover": shown["hover_plain"], "note": shown["click"],
                            "legend": [{"swatch": "scale", "text": shown["scale"]},
                                       *([{"swatch": "blocked", "text": shown["blocked"]}] if blocked else [])]},
         "head_colors": list(colors.CATEGORICAL),

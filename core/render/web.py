@@ -15,10 +15,11 @@ from pathlib import Path
 from typing import Any
 
 from ..text import scripts
-from .colors import CATEGORICAL
+from .colors import CATEGORICAL, HEADS_DARK
 
 ASSETS = Path(__file__).resolve().parent / "web"
-SCRIPTS = ("core.js", "softmax.js", "axes.js", "heatmaps.js", "thumbs.js", "headview.js", "modelview.js", "charts.js")  # in this order
+SCRIPTS = ("core.js", "access.js", "softmax.js", "axes.js", "cells.js", "cursor.js", "heatmaps.js", "thumbs.js",
+           "headview.js", "modelview.js", "charts.js")  # in this order
 STYLES = ("views.css", "tabs.css")  # the lab views; the other tabs' own layout
 TEMPLATE = '<div class="al-root"></div>'  # static: the script draws inside it, Gradio never re-renders it
 JS_ON_LOAD = "window.AttnLab.mount(element, props, watch, trigger);"
@@ -39,8 +40,9 @@ def url(name: str) -> str:
 
 
 def config() -> dict[str, Any]:
-    """What the browser takes from the server rather than a copy of its own: the CJK ranges, the palette."""
-    return {"upright": scripts.js_class(scripts.UPRIGHT), "palette": list(CATEGORICAL)}
+    """What the browser takes from the server rather than a copy of its own: the CJK ranges, the palette (and its
+    twin for a dark page)."""
+    return {"upright": scripts.js_class(scripts.UPRIGHT), "palette": list(CATEGORICAL), "palette_dark": list(HEADS_DARK)}
 
 
 def config_script() -> str:

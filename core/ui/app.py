@@ -27,7 +27,7 @@ from core.serve.plugins import AppLab
 from core.serve.policy import ContentPolicy
 from core.serve.slots import CPU
 
-from . import gradio_seams, i18n
+from . import access, gradio_seams, i18n
 from .common import never_raises, serve_assets
 from .i18n import static
 from .localize import PAGE_LANG_JS, first_values_by_tab, localize
@@ -152,12 +152,12 @@ def _first_values_translated(tabs: list[tuple[gr.Tab, gr.Textbox]], redrawn=()) 
 def launch_options(demo: gr.Blocks | None = None) -> dict[str, Any]:
     """How the app is served everywhere (app.py, tests): a built-in theme with local fonts only, no SSR/Node."""
     return {
-        "theme": gr.themes.Default(font=["ui-sans-serif", "system-ui", "sans-serif"],
-                                   font_mono=["ui-monospace", "monospace"]),  # no Google Fonts download
+        "theme": access.theme(),  # local fonts only; colours that pass WCAG 2.1 AA in the light and the dark scheme
+        "css_paths": access.CSS_PATHS,  # focus rings, code colours, the phone layout
         "ssr_mode": False,
         # the static text in English and Chinese; the page keeps its language in a cookie for the server
         "i18n": i18n.catalogue(getattr(demo, "lab_texts", set())),
-        "head": i18n.LANG_SCRIPT,
+        "head": f"{i18n.LANG_SCRIPT}{access.ANNOUNCER_JS}",  # (the announcer: what changes and every error, said)
         # Gradio's run history keeps every call's inputs and outputs in the browser's localStorage (up to 100),
         # re-read and re-written whole on every event: ~1 ms of the page's time per KB of outputs, growing with
         # each click, and a class's sentences left on shared machines. Off (the API's /runs page is not the lab's).

@@ -13,7 +13,7 @@ from core.lab.lesson_format import MISTAKES, MODES
 from core.render.tokens import visible
 from core.serve import lessons
 
-from . import i18n, lab_link, trained_panel
+from . import access, i18n, lab_link, trained_panel
 from .common import never_raises, sentence_of, view
 from .i18n import static
 
@@ -86,12 +86,14 @@ STYLE = """<style>
 </style>"""
 
 
-def where_html(name: str, k: int | str, n: int) -> str:
+def where_html(name: str, k: int | str, n: int, title: str = "") -> str:
     """The position line: 'step k of n', with the lesson and step for #lesson's data attributes (escaped); k "" for
-    no step shown (a link to a lesson that did not load)."""
+    no step shown (a link to a lesson that did not load); the step's title follows for a screen reader only (the line
+    is a live region: a step change is said)."""
     text = t(MESSAGES["where"], n=k, total=n) if k != "" else ""
+    said = f'<span class="al-sr">{html.escape(title)}</span>' if title else ""
     return (f'<span class="al-lesson-where" data-lesson="{html.escape(name)}" data-step="{k}">'
-            f"{html.escape(text)}</span>")
+            f"{html.escape(text)}</span> {said}")
 
 
 def failed_html(shelf) -> str:
@@ -138,7 +140,7 @@ def build(ctx) -> None:
                                  elem_id="lesson-picker", elem_classes=["al-example"], scale=3,
                                  min_width=200)  # titles: the lessons' own
             where = gr.HTML(where_html(first, 1, 1), elem_id="lesson-where", js_on_load=KEYS_JS, head=STYLE,
-                            min_width=190, scale=0)
+                            min_width=190, scale=0, elem_classes=[access.LIVE])  # a step change is said
             back = gr.Button(static(TEXT["back"]), elem_id="lesson-back", scale=0, min_width=110)
             nxt = gr.Button(static(TEXT["next"]), elem_id="lesson-next", variant="primary", scale=0, min_width=110)
             to_lab = gr.Button(static(TEXT["lab"]), elem_id="lesson-lab", scale=0, min_width=170)
@@ -146,7 +148,7 @@ def build(ctx) -> None:
         with gr.Row(equal_height=False):
             with gr.Column(scale=1, min_width=320):
                 text = gr.HTML(elem_id="lesson-text", padding=False, container=False)  # markdown-it's HTML only
-                check = gr.Markdown(elem_id="lesson-check", sanitize_html=True)  # the lab's (tokens escaped)
+                check = gr.Markdown(elem_id="lesson-check", sanitize_html=True, elem_classes=[access.LIVE])  # the lab's (tokens escaped)
                 causal = gr.Checkbox(True, label=static(TEXT["causal"]), visible=False, elem_id="lesson-causal")
                 scaled = gr.Checkbox(True, label=static(TEXT["scaled"]), visible=False, elem_id="lesson-scaled")
                 sentence = gr.Textbox(label=static(TEXT["sentence"]), visible=False, elem_id="lesson-sentence",
@@ -187,7 +189,7 @@ def build(ctx) -> None:
         st = lessons.state(step)
         v, c, lab = drawn(lesson, k)
         ups = [gr.update(visible=name in step.controls, value=st[name]) for name in CONTROLS]
-        return (json.dumps([lesson.name, k]), where_html(lesson.name, *lessons.numbered(lesson, k)),
+        return (json.dumps([lesson.name, k]), where_html(lesson.name, *lessons.numbered(lesson, k), step.title),
                 lessons.text_html(lesson, k), c, v, lab, *ups)
 
     def absent(name: str) -> tuple:

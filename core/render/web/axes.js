@@ -7,6 +7,8 @@
   A.needs("axes.js", ["el", "tokenLabel"]);
   const LABEL_PITCH = 1.15; // a label needs this many times its font size along the axis
   const MIN_LABEL_PX = 15; // a label is never smaller (a projector's back row); below it, every other label
+  const MIN_PHONE_PX = 12; // ... but on a phone (core.js A.narrow), 12 px before thinning
+  const TAP = 24; // px: a label a finger taps on a phone (WCAG 2.5.8)
   const TITLE_LINE = 21; // px per line of a head title that wraps
   let measureCtx = null;
 
@@ -22,9 +24,12 @@
     return { text, width };
   }
 
-  function axisLabels(texts, full, cell, vertical, px, cls, widthOrHeight) {
+  // The labels of one axis. `hit` (px, a phone's): each label shown is a tap target at least that big, so labels
+  // are thinned until `hit` px separate them (the rule docs/accessibility.md states); 0 on a wide screen.
+  function axisLabels(texts, full, cell, vertical, px, cls, widthOrHeight, hit) {
     const box = A.el("div", "al-axis " + cls);
-    const every = Math.max(1, Math.ceil((px * LABEL_PITCH) / cell));
+    const every = Math.max(1, Math.ceil((px * LABEL_PITCH) / cell), hit ? Math.ceil(hit / cell - 1e-9) : 1);
+    const size = Math.max(cell, Math.min(hit || 0, every * cell)); // px along the axis a label may take
     texts.forEach((t, i) => {
       const span = A.el("span", "al-label", t);
       const pos = String(i) + " ";
@@ -38,13 +43,15 @@
       if (vertical) {
         span.style.left = i * cell + cell / 2 + "px";
         span.classList.add("al-vertical");
+        if (hit) span.style.width = span.style.lineHeight = size + "px";
       } else if (cls === "al-x") {
-        span.style.left = i * cell + "px";
-        span.style.width = cell + "px";
+        span.style.left = i * cell - (size - cell) / 2 + "px";
+        span.style.width = size + "px";
+        if (hit) span.style.minHeight = hit + "px";
       } else {
-        span.style.top = i * cell + "px";
-        span.style.height = cell + "px";
-        span.style.lineHeight = cell + "px";
+        span.style.top = i * cell - (size - cell) / 2 + "px";
+        span.style.height = size + "px";
+        span.style.lineHeight = size + "px";
       }
       box.appendChild(span);
     });
@@ -55,25 +62,31 @@
   }
 
   // One row band and one column band per head, moved to the clicked token (never T of each: 64 tokens x 8 heads
-  // would be a thousand elements to build on every redraw).
-  function highlight(root, index) {
+  // would be a thousand elements to build on every redraw). `col`: another column than the row's token (the
+  // keyboard's cell cursor lights its row and its column).
+  function highlight(root, index, col) {
     root.querySelectorAll(".al-on").forEach((e) => e.classList.remove("al-on"));
     root.querySelectorAll(".al-hl").forEach((e) => (e.hidden = true));
     if (index === null || index === undefined) return;
-    root.querySelectorAll(`.al-label[data-index="${index}"]`).forEach((e) => e.classList.add("al-on"));
+    if (col === undefined || col === null) col = index;
+    root.querySelectorAll(`.al-y .al-label[data-index="${index}"], .al-x .al-label[data-index="${col}"]`)
+      .forEach((e) => e.classList.add("al-on"));
     root.querySelectorAll(".al-hl").forEach((band) => {
-      const cell = Number(band.dataset.cell), n = Number(band.dataset.n);
-      if (index >= n) return;
-      band.dataset.index = String(index);
-      band.style[band.classList.contains("al-hl-row") ? "top" : "left"] = index * cell + "px";
+      const cell = Number(band.dataset.cell), n = Number(band.dataset.n), row = band.classList.contains("al-hl-row");
+      const at = row ? index : col;
+      if (at >= n) return;
+      band.dataset.index = String(at);
+      band.style[row ? "top" : "left"] = at * cell + "px";
       band.hidden = false;
     });
   }
 
-  // The label size for a cell: the wanted size, or smaller (never under MIN_LABEL_PX) so every label fits.
-  function labelPx(cell, wanted) {
-    if (wanted <= MIN_LABEL_PX) return wanted;
-    return Math.min(wanted, Math.max(MIN_LABEL_PX, Math.floor(cell / LABEL_PITCH)));
+  // The label size for a cell: the wanted size, or smaller (never under `least`: MIN_LABEL_PX on a projector,
+  // MIN_PHONE_PX on a phone) so every label fits.
+  function labelPx(cell, wanted, least) {
+    least = least || MIN_LABEL_PX;
+    if (wanted <= least) return wanted;
+    return Math.min(wanted, Math.max(least, Math.floor(cell / LABEL_PITCH)));
   }
 
   // The title lines of a row of heads, each `width` px wide: 1, or up to 4 when a title is longer (it wraps).
@@ -82,5 +95,6 @@
     return Math.min(4, Math.max(1, Math.ceil((widest + 8) / Math.max(width, 1))));
   }
 
-  A.axes = { textWidth, labelsFor, axisLabels, highlight, labelPx, titleLines, LABEL_PITCH, MIN_LABEL_PX, TITLE_LINE };
+  A.axes = { textWidth, labelsFor, axisLabels, highlight, labelPx, titleLines, LABEL_PITCH, MIN_LABEL_PX, MIN_PHONE_PX,
+    TAP, TITLE_LINE };
 })();

@@ -4,7 +4,7 @@
   "use strict";
   const A = window.AttnLab;
   if (!A || !A.needs) throw new Error("charts.js needs core.js, loaded before it");
-  A.needs("charts.js", ["el", "fill", "num", "svg", "legend", "tooltip", "CJK", "palette"]);
+  A.needs("charts.js", ["el", "fill", "num", "svg", "legend", "tooltip", "CJK", "palette", "schemed", "numbers"]);
   const M = { top: 40, right: 18, bottom: 74, left: 84 };
 
   function niceTicks(lo, hi, n) {
@@ -52,6 +52,31 @@
       ? (v) => (Math.log(v) - Math.log(lo)) / (Math.log(hi) - Math.log(lo))
       : (v) => (v - lo) / (hi - lo);
     return { at: (v) => (flip ? size * (1 - f(v)) : size * f(v)), ticks: ticks.filter((t) => t >= lo - 1e-12 && t <= hi * (1 + 1e-9)), lo, hi };
+  }
+
+  // A panel's title in lines no wider than the panel (a phone's 300 px): at spaces, or between CJK characters.
+  let measure = null;
+  let family = "sans-serif"; // the view's own font (set by A.views.chart: the page's body may have another)
+  function titleLines(title, width) {
+    measure = measure || document.createElement("canvas").getContext("2d");
+    measure.font = "600 16px " + family;
+    const words = String(title || "").split(/(?<= )|(?=[\u3000-\u9fff\uff00-\uffef])/u);
+    const lines = [];
+    let line = "";
+    for (const w of words) {
+      if (line && measure.measureText(line + w).width > width) { lines.push(line.trim()); line = w; } else line += w;
+    }
+    if (line.trim()) lines.push(line.trim());
+    return lines.length ? lines : [""];
+  }
+  const TITLE_LINE = 19; // px per line of a panel's title
+
+  // Centred over the plot, moved left or right only as far as keeps its widest line inside the panel (w px).
+  function panelTitle(g, iw, lines, w) {
+    const half = Math.max(0, ...lines.map((l) => measure.measureText(l).width)) / 2 + 2;
+    const cx = Math.max(half - M.left, Math.min(iw / 2, w - M.left - half));
+    lines.forEach((l, k) => g.appendChild(text(cx, -14 - (lines.length - 1 - k) * TITLE_LINE, l, "al-panel-title",
+      { "text-anchor": "middle" })));
   }
 
   function text(x, y, s, cls, attrs) {
@@ -114,16 +139,18 @@
     for (let i = ends.length - 2; i >= 0; i--) ends[i].y = Math.min(ends[i].y, ends[i + 1].y - gap);
     for (const e of ends) {
       g.appendChild(A.svg("line", { x1: e.px + 4, x2: iw + 8, y1: e.py, y2: e.y, stroke: e.colour, "stroke-width": 1.5 }));
-      g.appendChild(text(iw + 12, e.y, e.name, "al-tick-text al-direct", { "dominant-baseline": "middle", fill: e.colour }));
+      g.appendChild(text(iw + 12, e.y, e.name, "al-tick-text al-direct", { "dominant-baseline": "middle" })); // (text in the
+      // text colour, 4.5:1; the line's colour is its leader's)
     }
   }
 
   function linePanel(svg, p, w, h, colours, labels, tip, digits, root) {
     const right = p.direct_labels ? p.direct_labels : M.right;
-    const iw = w - M.left - right, ih = h - M.top - M.bottom;
+    const iw = w - M.left - right, lines = titleLines(p.title, w - 8), top = M.top + (lines.length - 1) * TITLE_LINE;
+    const ih = h - top - M.bottom;
     const xs = p.series.flatMap((s) => s.x), ys = p.series.flatMap((s) => s.y).concat((p.hlines || []).map((l) => l.y));
     const sx = scale(p.x, xs, iw, false), sy = scale(p.y, ys, ih, true);
-    const g = A.svg("g", { transform: `translate(${M.left},${M.top})` });
+    const g = A.svg("g", { transform: `translate(${M.left},${top})` });
     for (const t of sy.ticks) {
       g.appendChild(A.svg("line", { x1: 0, x2: iw, y1: sy.at(t), y2: sy.at(t), class: "al-gridline" }));
       g.appendChild(text(-8, sy.at(t), fmt(t), "al-tick-text", { "text-anchor": "end", "dominant-baseline": "middle" }));
@@ -158,7 +185,7 @@
     if (ends.length) directLabels(g, ends, iw, ih);
     g.appendChild(text(iw / 2, ih + 52, p.x.label, "al-axis-text", { "text-anchor": "middle" }));
     g.appendChild(yTitle(-62, ih / 2, p.y.label, ih));
-    g.appendChild(text(iw / 2, -14, p.title, "al-panel-title", { "text-anchor": "middle" }));
+    panelTitle(g, iw, lines, w);
     const dot = A.svg("circle", { r: 8, class: "al-hover-dot", visibility: "hidden" });
     g.appendChild(dot);
     const hit = A.svg("rect", { x: 0, y: 0, width: iw, height: ih, fill: "transparent", class: "al-hit" });
@@ -185,10 +212,11 @@
     const longest = Math.max(0, ...cats.map((c) => Array.from(c).length));
     const iw = w - M.left - M.right;
     const bottom = iw / Math.max(1, cats.length) >= longest * 9 + 12 ? 50 : Math.min(150, 30 + longest * 8.5);
-    const ih = h - M.top - bottom;
+    const lines = titleLines(p.title, w - 8), top = M.top + (lines.length - 1) * TITLE_LINE;
+    const ih = h - top - bottom;
     const vals = p.series[0].y;
     const sy = scale(p.y, vals.concat([0]), ih, true);
-    const g = A.svg("g", { transform: `translate(${M.left},${M.top})` });
+    const g = A.svg("g", { transform: `translate(${M.left},${top})` });
     for (const t of sy.ticks) {
       g.appendChild(A.svg("line", { x1: 0, x2: iw, y1: sy.at(t), y2: sy.at(t), class: "al-gridline" }));
       g.appendChild(text(-8, sy.at(t), fmt(t), "al-tick-text", { "text-anchor": "end", "dominant-baseline": "middle" }));
@@ -213,8 +241,24 @@
     });
     g.appendChild(A.svg("line", { x1: 0, x2: iw, y1: sy.at(0), y2: sy.at(0), stroke: "#333", "stroke-width": 1.5 }));
     g.appendChild(yTitle(-62, ih / 2, p.y.label, ih));
-    g.appendChild(text(iw / 2, -14, p.title, "al-panel-title", { "text-anchor": "middle" }));
+    panelTitle(g, iw, lines, w);
     svg.appendChild(g);
+  }
+
+  // A panel's numbers as a table under it: one row per category (bars) or per x (lines), one column per series.
+  function panelTable(p, labels, digits, caption) {
+    const series = p.series || [];
+    if (!labels.numbers || !series.length) return null;
+    const bars = p.type === "bars";
+    const xs = bars ? (p.x.categories || []).map((_, i) => i)
+      : [...new Set(series.flatMap((s) => s.x))].filter(Number.isFinite).sort((a, b) => a - b);
+    const at = series.map((s) => { const m = new Map(); s.x.forEach((x, i) => m.set(x, s.y[i])); return m; });
+    return A.numbers({
+      summary: labels.numbers, caption: caption,
+      rows: xs.map((x) => (bars ? String(p.x.categories[x]) : fmt(x))),
+      cols: series.map((s) => String(s.name || p.y.label || "")),
+      cell: (i, j) => { const v = at[j].get(xs[i]); return v === null || v === undefined ? "" : A.num(v, digits); },
+    });
   }
 
   A.views.chart = function (root, data, ctx) {
@@ -222,7 +266,8 @@
     const cols = Math.max(1, Math.min(data.columns || 1, W < 700 ? 1 : 4));
     const pw = Math.floor((W - (cols - 1) * 16) / cols);
     const ph = Math.max(300, Math.min(A.fitHeight(data.height || 440, data), Math.round(pw * 0.62)));
-    const colours = data.colors || A.palette;
+    const colours = A.schemed(data.colors || A.palette, root); // 3:1 on the page, light or dark
+    family = getComputedStyle(root).fontFamily || "sans-serif";
     const labels = data.labels || {};
     const keep = root.querySelector(":scope > .al-tip");
     const frag = document.createDocumentFragment();
@@ -239,10 +284,15 @@
     const tip = A.tooltip(root);
     for (const p of data.panels || []) {
       const svg = A.svg("svg", { width: pw, height: ph, class: "al-chart", role: "img" });
-      svg.setAttribute("aria-label", p.title || "");
+      const name = p.title || labels.title || (p.y && p.y.label) || "";
+      svg.setAttribute("aria-label", name); // (its numbers: the table under it)
       if (p.type === "bars") barPanel(svg, p, pw, ph, colours, labels, tip, data.digits);
       else linePanel(svg, p, pw, ph, colours, labels, tip, data.digits, root);
-      grid.appendChild(svg);
+      const box = A.el("div", "al-chart-box");
+      box.appendChild(svg);
+      const table = panelTable(p, labels, data.digits, name);
+      if (table) box.appendChild(table);
+      grid.appendChild(box);
     }
   };
 })();

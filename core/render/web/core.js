@@ -103,7 +103,6 @@
   };
 
   A.css = (c) => `rgb(${c[0]},${c[1]},${c[2]})`;
-  A.ink = (c) => (0.299 * c[0] + 0.587 * c[1] + 0.114 * c[2] > 140 ? "#111" : "#fff"); // text readable on c
 
   // Every view carries one tooltip, positioned next to the pointer; its text is plain text.
   A.tooltip = function (root) {
@@ -130,29 +129,48 @@
     };
   };
 
-  // A colour scale with its numbers: a gradient bar and ticks (the scale's min, max and between).
-  A.scaleLegend = function (scale, title) {
+  // A phone or 400 % zoom: the window (not a view, which may be a projector's half column) is under 600 CSS px.
+  A.NARROW = 600;
+  A.narrow = () => window.innerWidth < A.NARROW;
+
+  // A colour scale with its numbers: a gradient bar and ticks (the scale's min, max and between). On a phone the
+  // bar fits the view (its title over it) and numbers that would run together are thinned, the ends kept.
+  A.scaleLegend = function (scale, title, width) {
     const box = A.el("div", "al-scale");
-    box.appendChild(A.el("span", "al-scale-title", title));
+    const head = A.el("span", "al-scale-title", title);
+    box.appendChild(head);
     const bar = A.el("span", "al-scale-bar");
     bar.style.background = `linear-gradient(to right, ${scale.stops.join(", ")})`;
     const ticks = A.el("span", "al-scale-ticks");
-    for (const t of scale.ticks) {
-      const s = A.el("span", "al-tick", A.num(t, scale.digits === undefined ? 2 : scale.digits));
+    const digits = scale.digits === undefined ? 2 : scale.digits;
+    const wide = Math.max(0, ...scale.ticks.map((t) => A.num(t, digits).length)) * 8.5 + 8; // px a number needs
+    const barW = width && A.narrow() ? Math.max(100, Math.min(260, width - wide - 8)) : 0;
+    if (barW) { // the title over the bar, not beside it; half a number's room each side of the bar
+      bar.style.width = barW + "px";
+      box.classList.add("al-scale-narrow");
+      box.style.marginLeft = Math.ceil(wide / 2) + "px";
+      head.style.marginLeft = -Math.ceil(wide / 2) + "px";
+    }
+    const room = (barW || 180) / Math.max(1, scale.ticks.length - 1); // px between two numbers
+    const every = Math.max(1, Math.ceil(wide / room));
+    scale.ticks.forEach((t, n) => {
+      if (n % every !== 0 && n !== scale.ticks.length - 1) return;
+      if (n !== scale.ticks.length - 1 && scale.ticks.length - 1 - n < every) return; // (the last one is kept)
+      const s = A.el("span", "al-tick", A.num(t, digits));
       s.style.left = ((100 * (t - scale.min)) / (scale.max - scale.min || 1)) + "%";
       ticks.appendChild(s);
-    }
+    });
     bar.appendChild(ticks);
     box.appendChild(bar);
     return box;
   };
 
   // The legend line of a view: the colour scale and each swatch ("blocked", a colour) with its words.
-  A.legend = function (items, scale) {
+  A.legend = function (items, scale, width) {
     const row = A.el("div", "al-legend");
     for (const it of items || []) {
       if (it.swatch === "scale") {
-        if (scale) row.appendChild(A.scaleLegend(scale, it.text));
+        if (scale) row.appendChild(A.scaleLegend(scale, it.text, width));
         continue;
       }
       const item = A.el("span", "al-legend-item");

@@ -1,33 +1,19 @@
 // Heatmaps: one matrix per head, square cells that fill the panel, token labels on both axes, values in
-// the cells for short sentences, blocked cells hatched, the mask's edge drawn, hover and click-to-highlight.
-// The data contract is documented in core/render/matrix.py.
+// the cells for short sentences, blocked cells hatched, the mask's edge drawn, hover and click-to-highlight; each
+// head focusable, named, with its keyboard cursor (cursor.js) and its table of numbers (access.js). The cells
+// themselves: cells.js. The data contract is documented in core/render/matrix.py.
 (function () {
   "use strict";
   const A = window.AttnLab;
   if (!A || !A.needs) throw new Error("heatmaps.js needs core.js, loaded before it");
-  A.needs("heatmaps.js", ["el", "fill", "num", "colormap", "ink", "legend", "tooltip", "unpackHeads", "tokenLabel",
-    "axes"]);
+  A.needs("heatmaps.js", ["el", "fill", "num", "colormap", "legend", "tooltip", "unpackHeads", "tokenLabel", "axes",
+    "numbers", "drawCells", "cellValue", "cellText", "keyboard"]);
+  const { drawCells, cellValue, cellText, keyboard } = A;
   const { textWidth, labelsFor, axisLabels, highlight } = A.axes;
   const GAP = 18; // px between heads
   const TITLE_H = 30; // px: a head's title line
   const MIN_TALL = 12; // px: the height budget never makes cells smaller than this ...
   const MIN_TALL_LABELLED = 18; // ... or this, up to 24 tokens: a 15 px label per row and column
-  let hatch = null;
-  function blockedPattern(ctx) {
-    if (!hatch) {
-      hatch = document.createElement("canvas");
-      hatch.width = hatch.height = 8;
-      const h = hatch.getContext("2d");
-      h.fillStyle = "#d4d4d4";
-      h.fillRect(0, 0, 8, 8);
-      h.strokeStyle = "#8c8c8c";
-      h.lineWidth = 1.5;
-      h.beginPath();
-      h.moveTo(-2, 10); h.lineTo(10, -2); h.moveTo(-2, 2); h.lineTo(2, -2); h.moveTo(6, 10); h.lineTo(10, 6);
-      h.stroke();
-    }
-    return ctx.createPattern(hatch, "repeat");
-  }
 
   // How many heads side by side: the largest square cells (within the width and the height budget).
   A.gridLayout = function (W, H, nRows, nCols, labelW, xLabelH, opts) {
@@ -59,89 +45,8 @@
     return best;
   };
 
-  function cellValue(v) {
-    if (v === "-inf") return -Infinity;
-    if (v === "inf") return Infinity;
-    return v === null || v === undefined ? NaN : Number(v);
-  }
 
-  function drawCells(canvas, head, data, cell, cmap, showValues) {
-    const nR = head.values.length, nC = nR ? head.values[0].length : 0;
-    const dpr = window.devicePixelRatio || 1;
-    canvas.width = Math.round(nC * cell * dpr);
-    canvas.height = Math.round(nR * cell * dpr);
-    canvas.style.width = nC * cell + "px";
-    canvas.style.height = nR * cell + "px";
-    const ctx = canvas.getContext("2d");
-    ctx.scale(dpr, dpr);
-    const s = data.scale, span = s.max - s.min || 1;
-    const blocked = head.blocked;
-    const nanRgb = data.nan_color ? [1, 3, 5].map((k) => parseInt(data.nan_color.slice(k, k + 2), 16)) : null;
-    // One pixel per cell in an ImageData, scaled up without smoothing: no per-cell fill style to parse.
-    const img = new ImageData(Math.max(nC, 1), Math.max(nR, 1));
-    const colours = [];
-    for (let i = 0; i < nR; i++) {
-      const row = [];
-      for (let j = 0; j < nC; j++) {
-        const k = 4 * (i * nC + j);
-        if (blocked && blocked[i][j]) { row.push(null); continue; } // transparent: hatched below
-        const v = cellValue(head.values[i][j]);
-        const c = Number.isNaN(v) && nanRgb ? nanRgb : cmap(v === -Infinity ? 0 : v === Infinity ? 1 : (v - s.min) / span);
-        img.data[k] = c[0]; img.data[k + 1] = c[1]; img.data[k + 2] = c[2]; img.data[k + 3] = 255;
-        row.push(c);
-      }
-      colours.push(row);
-    }
-    const small = document.createElement("canvas");
-    small.width = Math.max(nC, 1);
-    small.height = Math.max(nR, 1);
-    small.getContext("2d").putImageData(img, 0, 0);
-    ctx.imageSmoothingEnabled = false;
-    ctx.drawImage(small, 0, 0, nC * cell, nR * cell);
-    if (blocked) {
-      ctx.beginPath();
-      for (let i = 0; i < nR; i++) for (let j = 0; j < nC; j++) if (blocked[i][j]) ctx.rect(j * cell, i * cell, cell, cell);
-      ctx.fillStyle = blockedPattern(ctx);
-      ctx.fill();
-    }
-    if (blocked && data.boundary) { // the mask's edge: where "may attend" meets "blocked"
-      ctx.strokeStyle = "#111";
-      ctx.lineWidth = Math.max(2, cell / 14);
-      ctx.beginPath();
-      for (let i = 0; i < nR; i++) {
-        for (let j = 0; j < nC; j++) {
-          if (j + 1 < nC && blocked[i][j] !== blocked[i][j + 1]) { ctx.moveTo((j + 1) * cell, i * cell); ctx.lineTo((j + 1) * cell, (i + 1) * cell); }
-          if (i + 1 < nR && blocked[i][j] !== blocked[i + 1][j]) { ctx.moveTo(j * cell, (i + 1) * cell); ctx.lineTo((j + 1) * cell, (i + 1) * cell); }
-        }
-      }
-      ctx.stroke();
-    }
-    if (showValues) {
-      let px = Math.max(13, Math.min(22, Math.floor(cell * 0.36))); // 13 px at least: read from the back
-      const fam = getComputedStyle(canvas).fontFamily || "sans-serif";
-      let lead = true;
-      const widest = A.num(s.min < 0 ? -9.99 : 0.99, data.digits);
-      if (textWidth(widest, `${px}px ${fam}`) > cell - 4) lead = false;
-      if (!lead && textWidth(widest.replace("0.", "."), `${px}px ${fam}`) > cell - 4) return;
-      ctx.font = `${px}px ${fam}`;
-      canvas.dataset.valuePx = String(px); // (what a test reads: the numbers' size is not in the DOM)
-      ctx.textAlign = "center";
-      ctx.textBaseline = "middle";
-      for (let i = 0; i < nR; i++) {
-        for (let j = 0; j < nC; j++) {
-          const c = colours[i][j];
-          if (!c) continue;
-          let t = nanRgb && Number.isNaN(cellValue(head.values[i][j])) ? "NaN" : A.num(head.values[i][j], data.digits);
-          if (!lead) t = t.replace(/^(-?)0\./, "$1.");
-          ctx.fillStyle = A.ink(c);
-          ctx.fillText(t, j * cell + cell / 2, i * cell + cell / 2 + 1);
-        }
-      }
-    }
-  }
-
-  A.drawCells = drawCells; // (the thumbnails of thumbs.js draw with it too)
-
+  let uid = 0;
   A.views.heatmaps = function (root, data, ctx) {
     const state = ctx.state;
     const rows = data.rows || [], cols = data.cols || rows, colsAreTokens = !data.cols || data.col_tokens;
@@ -167,6 +72,9 @@
     const fam = getComputedStyle(root).fontFamily || "sans-serif";
     const yTitle = 26;
     const W = root.clientWidth;
+    const narrow = A.narrow(); // a phone: labels down to 12 px before any is thinned out, 24 px tap targets
+    const gap = narrow ? 8 : GAP, hit = narrow ? A.axes.TAP : 0;
+    root.classList.toggle("al-narrow", narrow);
     // The labels at a size, and the grid they leave for n heads in `width` px.
     const size = (px, width, n, minColumns) => {
       const font = `${px}px ${fam}`;
@@ -174,7 +82,7 @@
       const xl = colsAreTokens ? labelsFor(cols, font, data.position_labels) : { text: cols.map(String), width: 0 };
       if (!colsAreTokens) xl.width = Math.max(...xl.text.map((s) => textWidth(s, font))) + 10;
       const xLabelH = (cell) => (cell >= xl.width ? px * 1.6 : xl.width + 12) + 28;
-      const labelW = yl.width + yTitle + 8 + GAP; // the y column: labels, title (and its CJK margin) and the gap
+      const labelW = yl.width + yTitle + 8 + gap; // the y column: labels, title (and its CJK margin) and the gap
       const lay = A.gridLayout(width, n, rows.length, cols.length, labelW, xLabelH, {
         maxColumns: data.max_columns, minColumns: minColumns, budget: A.fitHeight(data.height_budget, data),
         maxCell: data.max_cell, minHead: data.min_head,
@@ -183,8 +91,8 @@
     };
     // cells too small for the wanted labels: smaller ones (never under the minimum), and the grid again
     const fitted = (width, n, minColumns) => {
-      const wanted = data.font_px || 15, first = size(wanted, width, n, minColumns);
-      const px = A.axes.labelPx(first.lay.cell, wanted);
+      const wanted = data.font_px || (narrow ? 13 : 15), first = size(wanted, width, n, minColumns);
+      const px = A.axes.labelPx(first.lay.cell, wanted, narrow ? A.axes.MIN_PHONE_PX : A.axes.MIN_LABEL_PX);
       return px === wanted ? first : size(px, width, n, minColumns);
     };
     let sz = fitted(W, heads.length, data.min_columns);
@@ -206,11 +114,25 @@
     const frag = document.createDocumentFragment();
     if (labels.title) frag.appendChild(A.el("div", "al-view-title", labels.title));
     if (labels.warning) frag.appendChild(A.el("div", "al-warning", labels.warning));
-    frag.appendChild(A.legend(legendItems, data.scale));
+    frag.appendChild(A.legend(legendItems, data.scale, W));
+    // what a head shows, for its name and its table: the colour scale's words, else the view's title
+    const scaleItem = (legendItems || []).find((it) => it.swatch === "scale");
+    const what = (scaleItem && scaleItem.text) || labels.title || "";
+    const helpId = "al-keys-" + ++uid; // the keys, said once per head when it takes the focus
+    const help = A.el("div", null, labels.keys_help);
+    help.id = helpId;
+    help.hidden = true; // (a description read from a hidden element: never drawn)
+    frag.appendChild(help);
+    const focused = root.contains(document.activeElement) && document.activeElement.dataset
+      ? document.activeElement.dataset.focusHead : undefined; // a redraw gives the keyboard back where it was
+    state.numbersOpen = state.numbersOpen || {};
+    const rowNames = rows.map((t, i) => (data.position_labels ? String(i) : `${i} ${t}`));
+    const colNames = colsAreTokens ? cols.map((t, i) => (data.position_labels ? String(i) : `${i} ${t}`)) : cols.map(String);
     const grid = A.el("div", "al-grid");
     const xTitleRow = !!labels.x && textWidth(labels.x, `15px ${fam}`) + 8 > cols.length * cell; // one per row
     for (let r = 0; r * lay.columns < order.length; r++) {
       const line = A.el("div", "al-grid-row");
+      if (narrow) line.style.gap = gap + "px";
       const ybox = A.el("div", "al-ycol");
       const these = order.slice(r * lay.columns, (r + 1) * lay.columns);
       const lines = A.axes.titleLines(these.map((h) => heads[h].title), cols.length * cell, `600 16px ${fam}`);
@@ -219,7 +141,7 @@
       const ytitle = A.el("div", "al-axis-title al-ytitle", labels.y);
       ytitle.style.height = rows.length * cell + "px";
       ytitle.style.width = yTitle + "px";
-      const ylab = axisLabels(yl.text, rows, cell, false, px, "al-y", yl.width);
+      const ylab = axisLabels(yl.text, rows, cell, false, px, "al-y", yl.width, hit);
       const yinner = A.el("div", "al-yinner");
       yinner.append(ytitle, ylab);
       ybox.appendChild(yinner);
@@ -233,9 +155,20 @@
         title.style.height = titleH + "px";
         if (lines > 1) title.classList.add("al-wrap");
         const stage = A.el("div", "al-cells");
+        stage.tabIndex = 0; // Tab reaches each head; the arrows then move within it
+        stage.dataset.focusHead = String(h);
+        stage.setAttribute("role", "application");
+        stage.setAttribute("aria-label", A.fill(labels.head_name, { title: head.title, what: what, rows: rows.length,
+          cols: cols.length }));
+        stage.setAttribute("aria-describedby", helpId);
         const canvas = A.el("canvas", "al-canvas");
+        canvas.setAttribute("aria-hidden", "true"); // (its numbers: the table under the head)
         stage.appendChild(canvas);
         drawCells(canvas, head, data, cell, cmap, showValues);
+        const cursor = A.el("div", "al-cursor");
+        cursor.hidden = true;
+        stage.appendChild(cursor);
+        keyboard(stage, cursor, h, head, ctx, root, data, labels, rows, cols, cell, tip);
         for (const [cls, n] of [["al-hl-row", rows.length], ["al-hl-col", colsAreTokens ? cols.length : 0]]) {
           if (!n) continue;
           const band = A.el("div", "al-hl " + cls); // the highlight band, placed on click
@@ -265,9 +198,16 @@
           highlight(root, state.highlight);
         });
         const xbox = A.el("div", "al-xbox");
-        xbox.appendChild(axisLabels(xl.text, cols, cell, vertical, px, "al-x", xLabelH(cell) - 28));
+        xbox.appendChild(axisLabels(xl.text, cols, cell, vertical, px, "al-x", xLabelH(cell) - 28, hit));
         if (!xTitleRow) xbox.appendChild(A.el("div", "al-axis-title al-xtitle", labels.x));
+        const table = labels.numbers ? A.numbers({ // the head's numbers as a table (lesson, lab and notebook alike)
+          summary: labels.numbers, rows: rowNames, cols: colNames, open: !!state.numbersOpen[h],
+          caption: A.fill(labels.table_caption, { title: head.title, what: what, y: labels.y, x: labels.x }),
+          cell: (i, j) => cellText(head, data, labels, i, j),
+          onToggle: (open) => { state.numbersOpen[h] = open; },
+        }) : null;
         hb.append(title, stage, xbox);
+        if (table) hb.appendChild(table);
         line.appendChild(hb);
       }
       if (focus && r === 0) line.appendChild(A.thumbStrip(heads, data, cmap, state.focus, (h) => {
@@ -288,9 +228,19 @@
     frag.appendChild(grid);
     if (labels.note) frag.appendChild(A.el("div", "al-note", labels.note)); // under the heads: they come first
     if (data.check && A.checkLine) { // measured on the weights drawn: it follows the page's own softmax
-      const check = A.el("div", "al-check");
-      check.append(A.el("span", "al-check-title", labels.check_title), A.el("span", "al-check-text",
-        data.softmax ? A.checkLine(heads, labels) : labels.check_text || A.checkLine(heads, labels)));
+      // a live region (polite): kept from one drawing to the next, so a screen reader says each new check
+      let check = state.checkLine;
+      if (!check) {
+        check = state.checkLine = A.el("div", "al-check");
+        check.setAttribute("role", "status");
+        check.setAttribute("aria-live", "polite");
+        check.append(A.el("span", "al-check-title"), A.el("span", "al-check-text"));
+      }
+      const [t1, t2] = check.children;
+      const said = data.softmax ? A.checkLine(heads, labels) : labels.check_text || A.checkLine(heads, labels);
+      if (t1.textContent !== (labels.check_title || "")) t1.textContent = labels.check_title || "";
+      if (t2.textContent !== said) t2.textContent = said;
+      check.classList.toggle("al-cjk", A.CJK.test(said));
       frag.appendChild(check);
     }
     grid.addEventListener("click", (ev) => {
@@ -300,9 +250,10 @@
       state.highlight = state.highlight === i ? null : i;
       highlight(root, state.highlight);
     });
-    const keep = root.querySelector(":scope > .al-tip");
+    const keep = root.querySelector(":scope > .al-tip"), live = A.live(root);
     root.replaceChildren(frag);
     if (keep) root.appendChild(keep);
+    root.appendChild(live);
     tip.hide();
     // a new sentence, or a new row the data names (a lesson's next step): nothing highlighted, or that row
     const shown = rows.join("\u0000") + "\u0001" + (Number.isInteger(data.highlight) ? data.highlight : "");
@@ -311,6 +262,10 @@
     }
     state.rows = shown;
     highlight(root, state.highlight);
+    if (focused !== undefined) { // the keyboard was in a head: back in it, its cursor shown, not said again
+      const again = root.querySelector(`.al-cells[data-focus-head="${focused}"]`);
+      if (again) { state.refocus = Number(focused); again.focus({ preventScroll: true }); }
+    }
     if (data.headview && A.views.headview) {
       const hv = A.el("div", "al-headview-box");
       root.insertBefore(hv, root.querySelector(":scope > .al-tip"));

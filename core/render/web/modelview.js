@@ -33,6 +33,7 @@
     canvas.style.width = canvas.style.height = size + "px";
     canvas.style.imageRendering = "pixelated";
     paint(canvas, values, cmap, scale);
+    canvas.setAttribute("aria-hidden", "true");  // (the button says what it shows; its numbers open below)
     return canvas;
   }
 
@@ -93,12 +94,15 @@
         b.dataset.layer = String(l);
         b.dataset.modelHead = String(h);
         b.style.width = size + 8 + "px";
-        const canvas = thumb(head.values, size, cmap, data.scale);
+        b.setAttribute("aria-label", A.fill(labels.opened, { layer: l, head: h, title: head.title })); // opened, it
+        const canvas = thumb(head.values, size, cmap, data.scale); // draws its heatmap and table of numbers below
         const title = A.el("span", "al-model-title", head.title);
         b.append(canvas, title);
         b.addEventListener("click", () => {
           state.open = [l, h];
           A.views.modelview(root, state.mvData, ctx);
+          const again = root.querySelector(`.al-model-head[data-layer="${l}"][data-model-head="${h}"]`);
+          if (again) again.focus({ preventScroll: true }); // (the keyboard stays on the head it opened)
         });
         line.appendChild(b);
         return { button: b, canvas: canvas, title: title };
@@ -131,6 +135,7 @@
           const cell = g.grid.cells[l][h];
           paint(cell.canvas, head.values, cmap, data.scale);
           if (cell.title.textContent !== head.title) cell.title.textContent = head.title;
+          cell.button.setAttribute("aria-label", A.fill(labels.opened, { layer: l, head: h, title: head.title }));
         });
       });
     }

@@ -4,7 +4,7 @@
   "use strict";
   const A = window.AttnLab;
   if (!A || !A.needs) throw new Error("thumbs.js needs core.js, loaded before it");
-  if (!A.drawCells) throw new Error("thumbs.js needs heatmaps.js, loaded before it");
+  if (!A.drawCells) throw new Error("thumbs.js needs cells.js, loaded before it");
   A.needs("thumbs.js", ["el"]);
   const SIDE = 64, MIN_SIDE = 32; // px of a thumbnail: as big as the focused head's height allows
   const PAD = 12, CAPTION = 2 * 18 + 14; // px around a thumbnail; its caption (two lines at most) and gaps
