@@ -10,7 +10,7 @@ export HF_HUB_OFFLINE := 1
 
 AXE := $(VENV)/axe/node_modules/axe-core/axe.min.js
 
-.PHONY: run test test-kernels lint install dev clean browser cjk-font
+.PHONY: catalogues run test test-kernels lint install dev clean browser cjk-font
 
 $(BIN)/python:
 	$(PY) -m venv $(VENV)
@@ -84,3 +84,11 @@ test-kernels: $(DEV_STAMP)
 
 clean:
 	rm -rf $(VENV) .pytest_cache .ruff_cache
+
+# The translators' round trip (docs/translating.md): every msgid the code marks, into every catalogue in core/locales
+# (new ones with an empty msgstr; gone ones dropped); tests/test_catalogues.py lists what is empty.
+catalogues: $(STAMP)
+	$(BIN)/pybabel -q extract --no-location --sort-output -k t -k t_n:1,2 -k tc:1c,2 -k mark -k static \
+	  -o $(VENV)/attention_lab.pot core attention_plugins
+	for po in core/locales/*.po; do lang=$$(basename $$po .po); \
+	  $(BIN)/pybabel -q update --no-fuzzy-matching --ignore-obsolete -i $(VENV)/attention_lab.pot -o $$po -l $$(echo $$lang | tr - _); done

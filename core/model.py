@@ -23,6 +23,7 @@ from .gpt.block import MLP, TransformerBlock
 from .gpt.config import POSITIONS, PRESETS, TINY_VOCAB, GPTConfig
 from .gpt.decode import Decoder, sample_next
 from .gpt.lab_attention import LabRun, Switches, lab_forward  # the real models' runtime (torch only)
+from .i18n import mark, t
 from .registry import Registry
 
 if TYPE_CHECKING:
@@ -30,11 +31,11 @@ if TYPE_CHECKING:
     from .gpt.gpt2 import BPETokenizer
 
 MESSAGES = {
-    "uncacheable": "the variant {variant!r} cannot use a KV cache: {reason}; generate with use_cache=False",
-    "too_long": "input has {T} tokens but this model's context_length is {C}; shorten it to at most {C} tokens",
-    "cache_full": "the cache holds {start} tokens and {T} more would pass this model's context_length {C}, "
-                  "where its learned positions end; start a new cache from the last {C} tokens",
-    "cache_layers": "the cache has {got} layers but this model has {want}; start it with model.new_cache()",
+    "uncacheable": mark("the variant {variant!r} cannot use a KV cache: {reason}; generate with use_cache=False"),
+    "too_long": mark("input has {T} tokens but this model's context_length is {C}; shorten it to at most {C} tokens"),
+    "cache_full": mark("the cache holds {start} tokens and {T} more would pass this model's context_length {C}, "
+                       "where its learned positions end; start a new cache from the last {C} tokens"),
+    "cache_layers": mark("the cache has {got} layers but this model has {want}; start it with model.new_cache()"),
 }
 
 
@@ -78,7 +79,7 @@ class GPT(nn.Module):
         if self.wpe is None:
             return self.drop(self.wte(idx))  # (B, T, d): no positions to run out of
         if start + T > C:
-            raise ValueError(MESSAGES["cache_full" if start else "too_long"].format(start=start, T=T, C=C))
+            raise ValueError(t(MESSAGES["cache_full" if start else "too_long"], start=start, T=T, C=C))
         pos = torch.arange(start, start + T, device=idx.device)  # (T,)
         return self.drop(self.wte(idx) + self.wpe(pos))  # (B, T, d)
 
@@ -105,7 +106,7 @@ class GPT(nn.Module):
                 x = block(x)  # (B, T, d)
             return self.ln_f(x)
         if len(cache) != len(self.blocks):
-            raise ConfigError(MESSAGES["cache_layers"].format(got=len(cache), want=len(self.blocks)))
+            raise ConfigError(t(MESSAGES["cache_layers"], got=len(cache), want=len(self.blocks)))
         self.check_cacheable()
         x = self._embed(idx, cache[0].length)
         for block, layer_cache in zip(self.blocks, cache, strict=True):
@@ -121,7 +122,7 @@ class GPT(nn.Module):
         for block in self.blocks:
             reason = block.attn.cache_blocker()
             if reason is not None:
-                raise ConfigError(MESSAGES["uncacheable"].format(variant=self.config.variant, reason=reason))
+                raise ConfigError(t(MESSAGES["uncacheable"], variant=self.config.variant, reason=reason))
 
     @torch.no_grad()
     def trace(self, idx: Tensor) -> Tensor:

@@ -89,9 +89,9 @@ def settle(page) -> None:
 
 
 def tab_name(tab: str, lang: str) -> str:
-    from core.ui import i18n
+    from core.i18n import lookup
 
-    return i18n.tr(tab, "zh-CN") if lang == "zh" else tab
+    return lookup(tab, "zh-CN") if lang == "zh" else tab
 
 
 def show_lesson(page, app_url: str, lesson: str) -> None:

@@ -6,7 +6,8 @@ import re
 
 import pytest
 
-from core.ui import i18n
+from core.i18n import lookup
+from tests.i18n_checks import leftover
 from tests.pages import TIMEOUT, VIEW, redrawn, stamp
 from tests.test_i18n import data_words
 
@@ -20,7 +21,7 @@ def zh_page(browser, app_url):
     page = context.new_page()
     page.set_default_timeout(TIMEOUT)
     page.goto(app_url)
-    page.get_by_role("tab", name=i18n.tr("Attention", "zh-CN"), exact=True).click()  # (the landing page: Lesson)
+    page.get_by_role("tab", name=lookup("Attention", "zh-CN"), exact=True).click()  # (the landing page: Lesson)
     page.wait_for_selector(f"{VIEW}[data-stamp]:not([data-stamp=''])")
     yield page
     context.close()
@@ -32,13 +33,13 @@ def english_on_screen(page, selector: str) -> list[str]:
         "e => { const c = e.cloneNode(true); c.querySelectorAll('.katex, code, pre, .cm-editor, [data-testid=code], [data-testid=status-tracker], .progress-text, .eta-bar').forEach(k => k.remove());"
         " document.body.appendChild(c); const t = c.innerText; c.remove(); return t; }")
     words = data_words()
-    return sorted({w for line in text.splitlines() for w in i18n.leftover(line) if w.lower() not in words})
+    return sorted({w for line in text.splitlines() for w in leftover(line) if w.lower() not in words})
 
 
 def test_a_chinese_browser_reads_the_attention_tab_in_chinese(zh_page):
     page = zh_page
     assert page.evaluate("document.documentElement.lang") == "zh-CN"
-    assert page.get_by_role("tab", name=i18n.tr("Step through", "zh-CN")).is_visible()
+    assert page.get_by_role("tab", name=lookup("Step through", "zh-CN")).is_visible()
     page.wait_for_function("() => /[\\u4e00-\\u9fff]/.test("
                            "document.querySelector('#attention-heatmaps .al-check-text').textContent)")
     old = stamp(page)
@@ -101,7 +102,7 @@ def es_page(browser, app_url):
     page = context.new_page()
     page.set_default_timeout(TIMEOUT)
     page.goto(app_url)
-    page.get_by_role("tab", name=i18n.tr("Attention", "es"), exact=True).click()
+    page.get_by_role("tab", name=lookup("Attention", "es"), exact=True).click()
     page.wait_for_selector(f"{VIEW}[data-stamp]:not([data-stamp=''])")
     yield page
     context.close()
@@ -123,7 +124,7 @@ def test_a_spanish_browser_reads_the_attention_tab_in_spanish(es_page):
     from core.serve import views
     from core.ui import attention_tab
 
-    page, es = es_page, (lambda msgid: i18n.tr(msgid, "es"))
+    page, es = es_page, (lambda msgid: lookup(msgid, "es"))
     assert page.evaluate("document.documentElement.lang").startswith("es")
     assert page.locator("#sentence textarea").input_value() == attention_tab.SENTENCE  # (a Chinese page's only)
     page.wait_for_function("(t) => document.querySelector('#attention-heatmaps .al-check-text').textContent"
@@ -162,7 +163,7 @@ def test_the_five_other_tabs_of_the_lab_open_in_spanish(es_page):
     from core.serve import views
     from core.ui import attention_tab, causality_tab
 
-    page, es = es_page, (lambda msgid: i18n.tr(msgid, "es"))
+    page, es = es_page, (lambda msgid: lookup(msgid, "es"))
     registry = load_registry()
     lab, sentence = Lab(registry), attention_tab.SENTENCE
     page.locator("#sentence textarea").fill(sentence)  # (the settings the other tabs take)

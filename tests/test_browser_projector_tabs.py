@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import pytest
 
+from core.i18n import lookup
 from core.ui import i18n
 from tests.conftest import ARGS, CHROMIUM
 from tests.pages import TIMEOUT
@@ -63,7 +64,7 @@ IN_SPANISH = {"Step through", "Causality", "Weight transfer", "Masking & scaling
 
 
 def name(tab: str, lang: str) -> str:
-    return i18n.tr(tab, i18n.normal(LOCALES[lang]))  # (a tab whose title has no translation yet: as it is)
+    return lookup(tab, i18n.normal(LOCALES[lang]))  # (a tab whose title has no translation yet: as it is)
 
 
 def settle(page) -> None:

@@ -58,6 +58,16 @@ def test_every_msgid_has_a_translation(language):
     assert not missing, f"{len(missing)} msgids have no {language} translation:\n" + "\n".join(missing)
 
 
+@pytest.mark.parametrize("language", OTHERS)
+def test_a_catalogue_holds_only_msgids_the_code_uses(language):
+    """A sentence the code no longer says leaves the catalogues (make catalogues drops it): no stale translation."""
+    used = set(extracted())
+    stale = [m.id for m in read(language) if m.id and
+             (f"{m.context}{i18n.CONTEXT}{m.id}" if m.context else (m.id if isinstance(m.id, str) else m.id[0]))
+             not in used]
+    assert not stale, f"{len(stale)} msgids of {language}.po are used nowhere (run make catalogues): {stale[:5]}"
+
+
 def fields(text: str) -> set[str] | None:
     """The {name} fields str.format fills in text; None when text is no format string (LaTeX, a JSON example)."""
     if "\\" in text:  # typeset maths: its braces are LaTeX's

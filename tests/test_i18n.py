@@ -6,9 +6,10 @@ import re
 
 import pytest
 
+from core.i18n import lookup
 from core.lab.tiny import tiny
 from core.ui import i18n
-from core.ui.localize import first_values
+from tests.i18n_checks import is_name, leftover
 
 ZH = {"Accept-Language": "zh-CN,zh;q=0.9"}
 BUILT_IN = {"single-head", "multi-head", "multi-head-stacked", "gqa", "sliding-window"}  # attention_plugins/
@@ -34,7 +35,7 @@ def english_left(value, found: list[str], words: set[str]) -> list[str]:
             "swatch", "__type__", "softmax"}  # a swatch names its colour for the page ("scale", "blocked"); "update":
     # codes; softmax: the scores and the selectors of the checkboxes a view follows
     if isinstance(value, str):
-        left = [w for w in i18n.leftover(value) if w.lower() not in words]
+        left = [w for w in leftover(value) if w.lower() not in words]
         if left and not re.fullmatch(r"\d+ \S+", value):
             found.append(value[:160])
     elif isinstance(value, dict):
@@ -68,11 +69,11 @@ def test_a_sentence_with_numbers_is_made_in_the_readers_language_and_names_stay_
     with i18n.speaking("zh-CN"), pytest.raises(ConfigError) as err:
         AttentionConfig(d_model=16, n_heads=3)
     out = str(err.value)
-    assert "n_heads=3" in out and "d_model=16" in out and not i18n.leftover(out), out
+    assert "n_heads=3" in out and "d_model=16" in out and not leftover(out), out
     with pytest.raises(ConfigError) as err:  # outside a request: English
         AttentionConfig(d_model=16, n_heads=3)
     assert str(err.value).startswith("n_heads=3 does")
-    assert i18n.tr("gpt2-small", "zh-CN") == "gpt2-small" and i18n.tr("W_query.weight", "zh-CN") == "W_query.weight"
+    assert lookup("gpt2-small", "zh-CN") == "gpt2-small" and lookup("W_query.weight", "zh-CN") == "W_query.weight"
 
 
 def test_a_readers_own_words_stay_as_typed_inside_a_translated_sentence():
@@ -83,17 +84,17 @@ def test_a_readers_own_words_stay_as_typed_inside_a_translated_sentence():
         with i18n.speaking(language):  # 'head' is the student's word, not ours
             return causality_bars([0.0, 1.0], ["a", "b"], 1, "head", True)["panels"][0]["title"]
 
-    assert "'head'" in title("zh-CN") and "因果掩码" in title("zh-CN") and not i18n.leftover(title("zh-CN"))
+    assert "'head'" in title("zh-CN") and "因果掩码" in title("zh-CN") and not leftover(title("zh-CN"))
     assert title("en") == "Token 1 → 'head', with the causal mask" and "'head'" in title("es") != title("en")
     with i18n.speaking("zh-CN"):
         note = view_note(trained_view("the zebra or the fox slept ."))
-    assert "'or', 'zebra'" in note and not i18n.leftover(note.replace("<unk>", "")), note
+    assert "'or', 'zebra'" in note and not leftover(note.replace("<unk>", "")), note
 
 
 def test_the_chapters_terms_are_used():
     for english, term in (("Causal mask", "因果掩码"), ("Grouped-query attention", "分组查询注意力"),
                           ("Sliding window (local) attention", "滑动窗口"), ("√d scaling", "缩放")):
-        assert term in i18n.tr(english, "zh-CN"), english
+        assert term in lookup(english, "zh-CN"), english
 
 
 def test_the_generate_tabs_sentences_keep_their_numbers_and_the_models_words_whole():
@@ -107,38 +108,85 @@ def test_the_generate_tabs_sentences_keep_their_numbers_and_the_models_words_who
     shape = str(tuple(step.payload["cache_shape"]))
     chinese = step.summary
     assert f"'{step.payload['word']}'" in chinese and shape in chinese and "随机种子" in chinese, chinese
-    assert not [w for w in i18n.leftover(chinese) if w.lower() not in data_words()], chinese
+    assert not [w for w in leftover(chinese) if w.lower() not in data_words()], chinese
     chinese = many.summary
     assert f"'{many.payload['text']}'" in chinese and "KV 缓存" in chinese, chinese  # the model's text, as written
-    assert "'that'" in bars and "位置 2" in bars and not i18n.leftover(bars.replace("'that'", "")), bars
+    assert "'that'" in bars and "位置 2" in bars and not leftover(bars.replace("'that'", "")), bars
 
 
 # ---- the page, static and served --------------------------------------------------------------------------
 
 
-def test_every_static_text_of_the_page_has_its_chinese(demo):
-    assert demo.lab_texts, "the page's texts were not collected"
-    missing = sorted(t[:120] for t in demo.lab_texts if i18n.missing(t))
-    assert not missing, f"{len(missing)} texts without Chinese, e.g. {missing[:10]}"
+def static_texts(demo) -> list[tuple[str, object]]:
+    """(where, value, block) of every text the page shows before any event: labels, help, placeholders, Markdown, buttons,
+    choices' labels, tab titles (a hidden block's too: it may be shown)."""
+    import gradio as gr
+
+    out = []
+    for block in demo.blocks.values():
+        where = f"{type(block).__name__} {block.elem_id or ''}"
+        for attr in ("label", "info", "placeholder"):
+            out.append((f"{where}.{attr}", getattr(block, attr, None), block))
+        if isinstance(block, (gr.Markdown, gr.Button)) and not isinstance(block, gr.DownloadButton):
+            if "al-example" not in (block.elem_classes or []) and block.visible is not False:  # examples: the model's
+                out.append((f"{where}.value", block.value, block))
+        if isinstance(block, (gr.Dropdown, gr.Radio)) and "al-example" not in (block.elem_classes or []):
+            out += [(f"{where}.choice", label, block) for label, value in (block.choices or []) if label != value]
+    return out
 
 
-def test_what_a_page_shows_before_any_event_reads_in_chinese(demo):
+def test_every_static_text_of_the_page_is_a_msgid_the_browser_translates(demo):
+    """No plain English on the page: each static text was made with static() (a gr.I18n key; its msgid's
+    translations are checked by tests/test_catalogues.py), or is a name (d_model, seed)."""
+    made = {o for _, outputs, _ in demo.lab_first for o in outputs}  # server text, made in the page's language
+    plain = [f"{where}: {v!r:.80}" for where, v, block in static_texts(demo) if block not in made
+             if isinstance(v, str) and re.search(r"[A-Za-z]{2}", v) and not is_name(v) and not v.startswith("__i18n__")]
+    assert not plain, f"{len(plain)} static texts not made with static(): {plain[:10]}"
+    keyed = [v for _, v, _ in static_texts(demo) if getattr(v, "key", None)]
+    catalogue = launch_i18n()
+    assert keyed and all(k.key in catalogue["zh-CN"] and catalogue["zh-CN"][k.key] != catalogue["en"][k.key]
+                         for k in keyed if not is_name(i18n.english(k)))
+
+
+def launch_i18n() -> dict[str, dict[str, str]]:
+    """What launch() gives Gradio's i18n: language -> key -> text."""
+    return dict(i18n.catalogue().translations)
+
+
+def server_texts(demo) -> list:
+    """The blocks whose first value is server text (a table, a drawn view, a read-only text box)."""
+    import gradio as gr
+
+    found = []
+    for block in demo.blocks.values():
+        value = getattr(block, "value", None)
+        if isinstance(block, gr.Dataframe) or (isinstance(block, gr.HTML) and isinstance(value, dict)) or (
+                isinstance(block, gr.Textbox) and block.interactive is False and isinstance(value, str) and value):
+            found.append(block)
+    return found
+
+
+def test_what_a_page_shows_before_any_event_is_made_again_in_the_pages_language(demo):
+    """A block built with server text in English is among a tab's first values (made again in a Chinese or Spanish
+    page's language), and what those make reads in Chinese."""
+    made = {o for _, outputs, _ in demo.lab_first for o in outputs} | demo.lab_filled
     words, found = data_words(), []
-    made = {o for _, outputs, _ in demo.lab_first for o in outputs}  # a tab's own, made again in the page's language
-    blocks, values = first_values([b for b in demo.blocks.values() if b not in made])
-    from core.ui.localize import translated
-
+    for block in server_texts(demo):
+        if block not in made:
+            english_left(block.value, found, words)
     with i18n.speaking("zh-CN"):
-        for block, value in zip(blocks, values, strict=True):
-            english_left(translated(block, value), found, words)
         for _tab, _outputs, make in demo.lab_first:
             sent = [v for v in make() if not isinstance(v, dict) or v.get("__type__") != "update"]  # (gr.skip())
             english_left(sent, found, words)
+    found = [f for f in found if f not in plugin_titles()]
+    assert not found, f"{len(found)} texts left in English, e.g. {found[:8]}"
+
+
+def plugin_titles() -> set[str]:
+    """An installed plugin's titles: its own words, in the languages its author gives (never the lab's catalogues)."""
     from core.registry import load_registry
 
-    theirs = {v.title for n, v in load_registry().variants.items() if n not in BUILT_IN}  # a plugin's own words
-    found = [f for f in found if f not in theirs]
-    assert not found, f"{len(found)} texts left in English, e.g. {found[:8]}"
+    return {v.title for n, v in load_registry().variants.items() if n not in BUILT_IN}
 
 
 def test_every_variant_the_page_switches_to_is_described_in_chinese(demo):
@@ -177,25 +225,21 @@ def test_every_endpoint_answers_a_chinese_page_in_chinese(app_url):
         for value, ret in zip(outs, ep["returns"], strict=False):
             if ret.get("component") not in ("Json", "JSON", "File", "Downloadbutton", "DownloadButton"):
                 english_left(value, found, words)
+    found = [f for f in found if f not in plugin_titles()]
     assert not found, f"{len(found)} texts left in English, e.g. {found[:8]}"
 
 
 def test_the_spot_the_bug_cards_read_in_chinese_and_their_code_stays_as_written():
-    import gradio as gr
-
     from core.serve.chapter import cards
-    from core.ui.localize import translated
 
+    english = {card.key: card for card in cards()}
     with i18n.speaking("zh-CN"):
         for card in cards():
             for text in (f"### {card.title}", card.effect, card.check, card.note):
-                chinese = translated(gr.Markdown(), text)
-                assert not text or (re.search(r"[\u4e00-\u9fff]", chinese) and not i18n.leftover(chinese)), chinese
+                assert not text or (re.search(r"[\u4e00-\u9fff]", text) and not leftover(text)), text
             if card.error:  # what torch raised is quoted as torch said it, in the check and in its own box
-                assert f"`{card.error}`" in translated(gr.Textbox(interactive=False), card.check)
-                assert translated(gr.Code(), card.error) == card.error
-            for line in (card.wrong_code, card.right_code):
-                assert translated(gr.Code(language="python"), line) == line
+                assert f"`{card.error}`" in card.check and card.error == english[card.key].error
+            assert (card.wrong_code, card.right_code) == (english[card.key].wrong_code, english[card.key].right_code)
 
 
 @pytest.mark.parametrize("n_heads, d_model", [(3, 16)])
@@ -208,7 +252,7 @@ def test_a_mistake_is_one_chinese_sentence_for_a_chinese_page_and_english_for_a_
     with pytest.raises(AppError) as err:
         zh.predict("a b c", "multi-head", True, True, n_heads, d_model, 0, "{}", api_name="/attention")
     message = str(err.value)
-    assert re.search(r"[\u4e00-\u9fff]", message) and not i18n.leftover(message), message
+    assert re.search(r"[\u4e00-\u9fff]", message) and not leftover(message), message
     with pytest.raises(AppError) as err:
         client.predict("a b c", "multi-head", True, True, n_heads, d_model, 0, "{}", api_name="/attention")
     assert str(err.value).startswith(f"n_heads={n_heads} does not divide d_model={d_model}")

@@ -9,7 +9,7 @@ import re
 import pytest
 
 from core.i18n import speaking
-from core.ui import i18n
+from tests.i18n_checks import leftover
 from tests.test_i18n import data_words
 
 CJK = re.compile(r"[\u4e00-\u9fff]")
@@ -24,7 +24,7 @@ ENGLISH = {"the", "is", "are", "with", "without", "must", "choose", "which", "wh
 def chinese(text: str) -> bool:
     """Chinese, no English word left (the model's words, names, numbers, code and quoted words aside)."""
     words = data_words()
-    return bool(CJK.search(text)) and not [w for w in i18n.leftover(text) if w.lower() not in words]
+    return bool(CJK.search(text)) and not [w for w in leftover(text) if w.lower() not in words]
 
 
 def spanish(text: str) -> bool:

@@ -13,7 +13,7 @@ from core import i18n
 from core.config import ConfigError
 from core.lab.session import Lab
 from core.registry import load_registry
-from core.ui.i18n import leftover
+from tests.i18n_checks import leftover
 from tests.test_i18n import data_words
 
 OTHERS = [lang for lang in i18n.languages() if lang != i18n.SOURCE]

@@ -8,6 +8,7 @@ import pytest
 
 from core.lab.tiny import tiny
 from core.ui import i18n
+from tests.i18n_checks import leftover
 from tests.test_i18n import data_words
 
 # ---- the mistakes a student makes, each as the sentence the code really raises --------------------------------
@@ -123,8 +124,7 @@ WORDS = data_words()
 
 @pytest.mark.parametrize("mistake", sorted(MISTAKES))
 def test_a_students_mistake_reads_as_one_chinese_sentence(mistake):
-    said = _raised(MISTAKES[mistake], "zh-CN")  # a migrated sentence is made in Chinese where it is raised
-    chinese = i18n.tr(said, "zh-CN")  # (one not yet migrated is still translated on its way out: core.ui.localize)
+    chinese = _raised(MISTAKES[mistake], "zh-CN")  # made in Chinese where it is raised (core.i18n.t)
     english = _raised(MISTAKES[mistake])
-    left = [w for w in i18n.leftover(chinese) if w.lower() not in WORDS]  # an example sentence stays as it is
+    left = [w for w in leftover(chinese) if w.lower() not in WORDS]  # an example sentence stays as it is
     assert re.search(r"[\u4e00-\u9fff]", chinese) and not left, (english, chinese)

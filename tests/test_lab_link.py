@@ -10,6 +10,7 @@ import pytest
 from core.lab.text import MAX_CHARS
 from core.registry import load_registry
 from core.ui import i18n, lab_link, trained_panel
+from tests.i18n_checks import leftover
 
 D_MODELS = (4, 8, 16, 32, 64)
 
@@ -106,7 +107,7 @@ def test_every_problem_is_said_in_one_sentence_in_the_pages_language(variants):
     with i18n.speaking("zh-CN"):  # as a page's request reads its link: in the page's language
         chinese = lab_link.said(read({key: raw for key, (raw, _) in BAD.items()}, variants).problems)
     assert chinese.startswith("链接中这些设置没有采用：") and chinese.endswith("。")
-    assert not i18n.leftover(re.sub(r"choose one of: [^；]*|'x+…'", "", chinese)), chinese
+    assert not leftover(re.sub(r"choose one of: [^；]*|'x+…'", "", chinese)), chinese
     assert lab_link.said([]) == ""
 
 

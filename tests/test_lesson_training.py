@@ -11,6 +11,7 @@ from core.lab import experiments as ex
 from core.lab import lesson_format as fmt
 from core.serve import experiments as served
 from core.serve import lesson_training, lessons, runs
+from tests.i18n_checks import leftover
 
 SMALL_MASK = ex.MaskParams(steps=200, context_length=8, d_model=32, eval_every=199)  # peeks within 200 steps
 SMALL_SCALE = ex.ScaleParams(steps=4, context_length=8)
@@ -19,9 +20,8 @@ NUMBER = re.compile(r"\d+\.\d+")
 
 def in_chinese(text: str) -> bool:
     """Chinese, with no English word left (names, numbers and quoted samples aside)."""
-    from core.ui import i18n
 
-    return bool(re.search(r"[\u4e00-\u9fff]", text)) and not i18n.leftover(text)
+    return bool(re.search(r"[\u4e00-\u9fff]", text)) and not leftover(text)
 
 
 @pytest.fixture(scope="module")

@@ -11,10 +11,11 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from ..config import AttentionConfig, ConfigError
+from ..i18n import mark, t
 
 POSITIONS = ("learned", "none")
 MESSAGES = {
-    "positions": "positions={value!r} is not a kind of position embedding; choose learned or none",
+    "positions": mark("positions={value!r} is not a kind of position embedding; choose learned or none"),
 }
 
 
@@ -42,9 +43,9 @@ class GPTConfig:
         for name in ("vocab_size", "context_length", "n_layers"):
             value = getattr(self, name)
             if not isinstance(value, int) or isinstance(value, bool) or value < 1:
-                raise ConfigError(f"{name}={value!r} must be a whole number, 1 or more")
+                raise ConfigError(t("{name}={value!r} must be a whole number, 1 or more", name=name, value=value))
         if self.positions not in POSITIONS:
-            raise ConfigError(MESSAGES["positions"].format(value=self.positions))
+            raise ConfigError(t(MESSAGES["positions"], value=self.positions))
         object.__setattr__(self, "options", dict(self.options))
 
     def attention(self) -> AttentionConfig:

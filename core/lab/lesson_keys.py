@@ -9,9 +9,9 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-from ..i18n import mark
+from ..i18n import languages, mark
 
-LANGUAGES = ("en", "zh-CN")
+LANGUAGES = languages()  # a lesson file may be in any language the app speaks (core/locales)
 STAGES = ("Q", "K", "V", "scores", "scaled", "masked", "weights", "context", "output")  # = core.lab.steps'
 CARDS = ("softmax-dim", "zero-fill", "mask-dtype", "mask-device", "padding-nan")  # = core.lab.failure_modes.KEYS
 MISTAKES = ("none", "no-transpose", "swap-query-key")  # = core.transfer.MISTAKES

@@ -16,6 +16,7 @@ from matplotlib.colors import LinearSegmentedColormap
 from matplotlib.figure import Figure
 from matplotlib.patches import Rectangle
 
+from ..i18n import t
 from .matrix import unpacked
 from .plots import font_family, tick_label
 
@@ -134,7 +135,7 @@ def png(data: dict) -> bytes:
     elif data.get("kind") == "chart":
         fig = chart_figure(data)
     else:
-        raise ValueError("this view cannot be exported as a PNG")
+        raise ValueError(t("this view cannot be exported as a PNG"))
     for text in fig.findobj(match=lambda a: hasattr(a, "set_family")):
         text.set_family(font_family())
     buf = io.BytesIO()

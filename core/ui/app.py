@@ -30,7 +30,6 @@ from core.serve.slots import CPU
 from . import access, gradio_seams, i18n
 from .common import never_raises, serve_assets
 from .i18n import static
-from .localize import PAGE_LANG_JS, first_values_by_tab, localize
 
 log = logging.getLogger("attention_lab.ui")
 
@@ -64,6 +63,7 @@ class AppContext:
     warm: list[Callable[[], Any]] = field(default_factory=list)  # what to compute once the app serves, in order
     shown: Any = None  # the trigger that fires when the page first shows the tab being built (load or select)
     first: list[tuple[Any, list[Any], Callable[[], Any]]] = field(default_factory=list)  # (tab, outputs, fn)
+    filled: set[Any] = field(default_factory=set)  # blocks an event fills, in the page's language, when the tab shows
 
     def __post_init__(self) -> None:
         if self.lab is None:
@@ -73,6 +73,11 @@ class AppContext:
         """fn() -> the values of outputs a tab was built with (computed in English): computed again in the page's
         language when a page in another language first shows the tab being built."""
         self.first.append((self.tab, list(outputs), fn))
+
+    def filled_on_show(self, *blocks: Any) -> None:
+        """Blocks whose first value an event of the tab replaces, in the page's language, when the tab is shown (a
+        first value made again would race it): what they were built with is a placeholder, never read."""
+        self.filled.update(blocks)
 
 
 # What one person can make the server keep (see docs/reliability.md for the measured bounds).
@@ -102,20 +107,18 @@ def build_demo(registry: Registry | None = None) -> gr.Blocks:
                     # own events: Gradio runs the events of one trigger one after the other).
                     lang = gr.Textbox("en", visible=False)
                     ctx.shown = demo.load if i == 0 else ctx.tab.select
-                    ctx.shown(None, None, lang, js=PAGE_LANG_JS)
+                    ctx.shown(None, None, lang, js=i18n.PAGE_LANG_JS)
                     tab.build(ctx)
                 tabs.append((ctx.tab, lang))
         for wire in ctx.shared.pop("after_tabs", []):  # events between tabs, once all are built (open in the lab)
             wire()
         _first_values_in_language(ctx, dict(tabs))
-        _first_values_translated(tabs, {*ctx.shared.get("redrawn_in_chinese", ()),
-                                        *(o for _, outputs, _ in ctx.first for o in outputs)})
-        demo.lab_texts = localize(demo, [o for _, outputs, _ in ctx.first for o in outputs])
     gradio_seams.progress_on_one_output(demo, [tab for tab, _ in tabs])  # one per tab: a click paints sooner
     if isinstance(ctx.lab, AppLab):
         ctx.warm[-1:-1] = [ctx.lab.guard.warm]  # start the plugins' workers; the training stays last
     demo.lab_warm = ctx.warm  # for launch(): the tabs' defaults, computed after the first page is served
     demo.lab_first = ctx.first  # each tab's first values and how to make them in a language (tests read it too)
+    demo.lab_filled = ctx.filled  # and the blocks an event fills when their tab is shown
     # A bounded queue that is the only way in: api_open=False closes the direct REST routes (/gradio_api/run/<name>)
     # to every queued event; the unqueued fast events stay (bounded by core.serve.slots). Issue #26.
     demo.queue(max_size=clients.QUEUED_MAX, api_open=False)
@@ -135,28 +138,14 @@ def _first_values_in_language(ctx: AppContext, langs: dict[gr.Tab, gr.Textbox]) 
                           show_progress="hidden")
 
 
-def _first_values_translated(tabs: list[tuple[gr.Tab, gr.Textbox]], redrawn=()) -> None:
-    """A page in another language gets a tab's first server texts in it when it first shows the tab; an English
-    page runs no event for them (every output an event ever had costs each later event of the page). `redrawn`:
-    views a tab draws anew for such a page itself (a translated first value arriving late would overwrite them)."""
-    for tab, blocks, values in first_values_by_tab([tab for tab, _ in tabs]):
-        lang = dict(tabs)[tab]
-        first = {b: v for b, v in zip(blocks, values, strict=True) if b not in redrawn}  # by block
-        if not first:
-            continue
-        lang.change(never_raises(lambda _, first=first: first if i18n.current() != "en" else
-                                 {block: gr.skip() for block in first}),
-                    lang, list(first), queue=False, api_visibility="private", show_progress="hidden")
-
-
 def launch_options(demo: gr.Blocks | None = None) -> dict[str, Any]:
     """How the app is served everywhere (app.py, tests): a built-in theme with local fonts only, no SSR/Node."""
     return {
         "theme": access.theme(),  # local fonts only; colours that pass WCAG 2.1 AA in the light and the dark scheme
         "css_paths": access.CSS_PATHS,  # focus rings, code colours, the phone layout
         "ssr_mode": False,
-        # the static text in English and Chinese; the page keeps its language in a cookie for the server
-        "i18n": i18n.catalogue(getattr(demo, "lab_texts", set())),
+        # every static() text in every language of core/locales; the page keeps its language in a cookie for the server
+        "i18n": i18n.catalogue(),
         "head": f"{i18n.LANG_SCRIPT}{access.ANNOUNCER_JS}",  # (the announcer: what changes and every error, said)
         # Gradio's run history keeps every call's inputs and outputs in the browser's localStorage (up to 100),
         # re-read and re-written whole on every event: ~1 ms of the page's time per KB of outputs, growing with

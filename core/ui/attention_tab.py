@@ -83,7 +83,7 @@ def build(ctx) -> None:
         with gr.Row(elem_classes=["al-examples"]):  # (no title: the buttons say what they are, and save a line)
             for i, e in enumerate(EXAMPLES):  # (no event: the page types the example, see EXAMPLES_JS)
                 gr.Button(e, size="sm", variant="secondary", elem_id=f"example-{i}", elem_classes=["al-example"])
-            copy_link = gr.Button(lab_link.TEXT["copy"], size="sm", variant="secondary", elem_id="lab-link-copy",
+            copy_link = gr.Button(static(lab_link.TEXT["copy"]), size="sm", variant="secondary", elem_id="lab-link-copy",
                                   elem_classes=["al-link-copy"],
                                   scale=0, min_width=0)  # at the row's end: the room the examples leave (no new line)
         problem = problem_box("attention-problem")
@@ -105,7 +105,7 @@ def build(ctx) -> None:
             api_call = gr.Button(visible=False)  # the public /attention endpoint's own (queued) trigger
             api_shown = gr.Textbox("closed", visible=False)  # "open <time>" while the panel is open
 
-    trained = trained_panel.build(ctx, lab_link.TEXT["copy"])
+    trained = trained_panel.build(ctx, static(lab_link.TEXT["copy"]))
     weights.change(  # switched by the page itself: a container among an event's outputs costs every later event
         None, weights, [random_view, trained.column],
         js=f"(w) => [{{__type__: 'update', visible: w === {json.dumps(trained_panel.RANDOM)}}}, "

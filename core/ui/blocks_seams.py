@@ -22,7 +22,6 @@ from core.i18n import mark, t, t_n
 from . import i18n
 from .common import CPU_GROUP, Refused, one_sentence, sentence_of
 from .inputs import check_value
-from .localize import inside, translated
 
 log = logging.getLogger("attention_lab.ui")
 
@@ -31,7 +30,7 @@ log = logging.getLogger("attention_lab.ui")
 # Documented: an event's gr.Error reaches the page as a toast; any other exception as "Error" (show_error=False).
 # Gradio answers a bad value in several paragraphs echoing the whole input, with no field name; a ConfigError
 # or a bug raised outside a handler (Gradio's own reading of a value) would be "Error". Here each value is checked
-# against its control first (core/ui/inputs.py: one sentence naming the field), outputs are translated, and every
+# against its control first (core/ui/inputs.py: one sentence naming the field), and every
 # failure becomes the sentence core.ui.common.sentence_of says (tests/test_app_errors.py, test_i18n_mistakes.py):
 # every sentence is made in the request's language where it is made, under the language process_api sets.
 
@@ -51,9 +50,6 @@ class LabBlocks(gr.Blocks):
             raise
         except Exception as exc:  # a control these checks do not know, reading a value it cannot take
             raise gr.Error(html.escape(unreadable(block_fn, inputs, exc), quote=False), print_exception=False) from None
-
-    async def postprocess_data(self, block_fn, predictions, state):
-        return await super().postprocess_data(block_fn, outputs_translated(block_fn, predictions), state)
 
     async def process_api(self, *args, **kwargs):
         with i18n.speaking(i18n.locale_of(kwargs.get("request"))):  # the page's language, for every sentence
@@ -106,6 +102,11 @@ def _label(block: Any) -> str:
     return label.split(" (")[0].split(":")[0].strip()
 
 
+def inside(block: Any) -> list[Any]:
+    """A block and everything laid out in it."""
+    return [block, *(b for child in getattr(block, "children", []) for b in inside(child))]
+
+
 def unreadable(block_fn: Any, inputs: list[Any], exc: Exception) -> str:
     """Gradio's own "Could not preprocess input component at index N ..." as one sentence naming that field."""
     found = re.search(r"at index (\d+)", str(exc))
@@ -118,20 +119,6 @@ def unreadable(block_fn: Any, inputs: list[Any], exc: Exception) -> str:
 
 NOT_TAKEN = (mark("{name}={value} is not a value this control takes; send one like the page does"),
              mark("{name} ({value}) is not a value this control takes; send one like the page does"))
-
-
-def outputs_translated(block_fn: Any, predictions: Any) -> Any:
-    """An event's outputs (a list, a tuple or a dict by component) in the request's language."""
-    if i18n.current() == "en":
-        return predictions
-    outputs = list(block_fn.outputs)
-    if isinstance(predictions, dict):
-        return {b: translated(b, v) for b, v in predictions.items()}
-    if isinstance(predictions, (list, tuple)) and len(predictions) == len(outputs):
-        return type(predictions)(translated(b, v) for b, v in zip(outputs, predictions, strict=True))
-    if len(outputs) == 1:
-        return translated(outputs[0], predictions)
-    return predictions
 
 
 # --- 8. Progress shown on one component per tab (BlockFunction.show_progress_on, edited after the build) ---

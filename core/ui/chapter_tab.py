@@ -128,5 +128,5 @@ def build(ctx) -> None:
     gr.on([sentence.change, mode.change], drawn, [sentence, mode], [*outputs, problem], **fast)
     ctx.tab.select(user_errors(show_cards, unqueued=len(card_outputs)), None, [*card_outputs, problem], **fast).then(
         drawn, [sentence, mode], [*outputs, problem], **fast)
-    ctx.shared.setdefault("redrawn_in_chinese", set()).add(table)  # drawn in the page's language when it is shown
+    ctx.filled_on_show(table)  # (its headers too, in the page's language)
     ctx.warm.append(chapter.warm)  # the cards and the held-out table, once per process

@@ -188,7 +188,7 @@ def build(ctx) -> None:
         return (*drawn, b.caption, {"headers": steps_headers(), "data": []})
 
     ctx.first_values([*saved, caption, many_table], first)
-    ctx.shared.setdefault("redrawn_in_chinese", set()).add(cache_table)  # drawn in the page's language when shown
+    ctx.filled_on_show(cache_table)  # (its headers too, in the page's language)
 
     api_call.click(next_words, [sentence, api_position, temperature, top_k, seed, model], predicted,
                    api_name="next_words", **queued)

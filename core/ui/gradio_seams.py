@@ -44,7 +44,6 @@ from .blocks_seams import (  # noqa: F401 - the one door: every seam is reached 
     check_inputs,
     cpu_group_now,
     field_names,
-    outputs_translated,
     progress_on_one_output,
     queue_lender,
     unreadable,

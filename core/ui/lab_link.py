@@ -23,8 +23,9 @@ from core.lab.session import MAX_OPTIONS_CHARS, seed_value, switch
 from core.lab.text import MAX_CHARS, text_field
 from core.serve.link_state import unzipped
 
-from . import i18n, link_js, trained_panel
+from . import link_js, trained_panel
 from .common import sentence_of
+from .inputs import CHOICES
 from .link_js import TEXT, UNZIP_JS, copy_js
 
 __all__ = ["KEYS", "TABS", "TEXT", "Link", "copy_js", "read", "replace_js", "said", "unzipped", "wire_copy",
@@ -101,9 +102,8 @@ def read(params: Mapping[str, Any], variants: Mapping[str, Any], heads: tuple[in
 
 
 def said(problems: Iterable[str]) -> str:
-    """The skipped values as one sentence in the request's language ("" when there were none). A problem of another
-    module that still speaks English is looked up by the old walker (i18n.tr) until that module says it itself."""
-    problems = [i18n.tr(p) for p in problems]
+    """The skipped values as one sentence in the request's language ("" when there were none)."""
+    problems = list(problems)
     if not problems:
         return ""
     reasons = problems[0]
@@ -119,7 +119,7 @@ def _text(name: str, raw: Any) -> str:
 def _sentence(raw: Any) -> str:
     text = _text("sentence", raw)
     if not text.strip():
-        raise ConfigError("The sentence is empty; type a few words.")
+        raise ConfigError(t("The sentence is empty; type a few words."))
     if len(text) > MAX_CHARS:
         raise ConfigError(t(MESSAGES["long"], n=f"{MAX_CHARS:,}"))
     return text
@@ -140,7 +140,7 @@ def _flag(name: str, raw: Any) -> bool:
 def _choice(name: str, raw: Any, choices: list[int]) -> int:
     value = whole(name, raw)
     if value not in choices:
-        raise ConfigError(f"{name}={value} is not one of the choices; choose {choices_text(choices)}")
+        raise ConfigError(t(CHOICES[0], name=name, value=value, choices=choices_text(choices)))
     return value
 
 
@@ -148,12 +148,12 @@ def _options(raw: Any, variant: Any) -> dict[str, Any]:
     """The options JSON, checked against the variant's own Options (each value as its control takes it)."""
     text = _text("options", raw)
     if len(text) > MAX_OPTIONS_CHARS:
-        raise ConfigError(f"options is longer than {MAX_OPTIONS_CHARS:,} characters; an options object names "
-                          'a few options, such as {"window": 3}.')
+        raise ConfigError(t("options is longer than {n} characters; an options object names a few options, such as "
+                            "{example}.", n=f"{MAX_OPTIONS_CHARS:,}", example='{"window": 3}'))
     options = parse_options(text)
     spec = tuple(getattr(variant, "options", ()))
     if options and not spec:
-        raise ConfigError(f"unknown option {sorted(options)[0]!r}; this variant takes no options")
+        raise ConfigError(t("unknown option {name}; this variant takes no options", name=repr(sorted(options)[0])))
     AttentionConfig(options=options).with_options(spec)  # unknown names and values out of range, as the API says
     return {o.name: o.validate(options[o.name]) for o in spec if o.name in options}
 

@@ -90,11 +90,12 @@ def build(ctx) -> None:
     summary = gr.Textbox(label=static("conformance report"), lines=3, interactive=False, elem_id="plugins-report")
     rows = _table(first[3], mark("every check, in order"), "plugins-report-rows")
     switched_off = gr.Textbox(label=static("plugins switched off in this run (they kept failing)"), interactive=False,
-                              elem_id="plugins-switched-off", value=plugins.switched_off_text(registry))
+                              elem_id="plugins-switched-off")  # (filled when the tab is shown, in its language)
     if getattr(ctx, "first_values", None) is not None:  # the app's context (a test may build the tab alone)
         ctx.first_values([loaded, variants, errors, rows], lambda: tables(registry))
     if getattr(ctx, "tab", None) is not None:
         ctx.tab.select(lambda: plugins.switched_off_text(registry), None, switched_off, api_visibility="private")
+        ctx.filled_on_show(switched_off)
 
     @user_errors
     def check(name: str) -> tuple[str, dict[str, Any]]:

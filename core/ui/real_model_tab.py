@@ -67,8 +67,8 @@ def build(ctx) -> None:
                          elem_classes=["al-big-table"])
     chart = view(None, elem_id="real-model-view")
     with gr.Row():  # the PNG is redrawn from what made the view (the page holds it compact): not common.export_button
-        export = gr.Button(EXPORT, size="sm", scale=0, min_width=220, elem_id="real-model-view-export")
-        png = gr.File(label=EXPORTED, visible=False, interactive=False, elem_id="real-model-view-png")
+        export = gr.Button(static(EXPORT), size="sm", scale=0, min_width=220, elem_id="real-model-view-export")
+        png = gr.File(label=static(EXPORTED), visible=False, interactive=False, elem_id="real-model-view-png")
 
     with gr.Accordion(static(TEXT["steps"]), open=False, elem_id="real-steps") as steps_panel:
         gr.Markdown(static(TEXT["steps_help"]))
@@ -158,5 +158,6 @@ def build(ctx) -> None:
         return text, numbers
 
     first_sentence = sentence.value
+    ctx.filled_on_show(words)  # (its headers too, in the page's language)
     ctx.warm.append(lambda: real_model.model_view(first_sentence, first, True, True, "[]"))  # loads the first model
     gr.api(model_attention, api_name="model_attention", concurrency_id=CPU_GROUP, concurrency_limit=CPU_LIMIT)
