@@ -12,6 +12,7 @@ from core.render import access, chapter, charts, colors, matrix
 from core.render.colors import contrast, ink
 
 
+@pytest.mark.kernel_free  # (the WCAG formula on colours: no torch kernel computes it)
 def test_contrast_is_wcags_ratio():
     assert contrast("#000000", "#ffffff") == pytest.approx(21.0)
     assert contrast("#ffffff", "#ffffff") == pytest.approx(1.0)

@@ -20,7 +20,7 @@ def build(ctx) -> None:
     gr.Markdown(static("Replace one token and measure how much each output row changes. With the causal mask, rows "
                        "before the edit cannot move at all; switch the mask off to see the future leak into the past."))
     with gr.Row():
-        with gr.Column(scale=1, min_width=380):
+        with gr.Column(scale=1, min_width=440):  # (440: a variant's title whole, in Spanish too)
             sentence = gr.Textbox(SENTENCE, label=static("Sentence"), lines=2, elem_id="causality-sentence")
             position = gr.Slider(0, MAX_POSITION, value=3, step=1, label=static("position to edit (0 = first token)"),
                                  elem_id="causality-position")  # the API's range; the page narrows it to the sentence

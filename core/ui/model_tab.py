@@ -34,7 +34,7 @@ cache; a sliding window keeps the parameters but caps how many tokens the cache 
         preset = gr.Dropdown(list(PRESETS), value="gpt2-small", label=static("Preset"),
                              elem_id="model-preset")  # (the presets' names, in every language)
         variant = gr.Dropdown(variant_choices(registry), value="gqa", label=static("Attention variant"),
-                              elem_id="model-variant")
+                              elem_id="model-variant", scale=2)  # (a variant's title whole, in Spanish too)
         n_kv = gr.Number(value=4, precision=0, minimum=1, label=static("n_kv_heads (GQA; must divide n_heads)"),
                          elem_id="model-kv")
         window = gr.Number(value=256, precision=0, minimum=1, label=static("window (sliding window)"),
