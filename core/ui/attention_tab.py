@@ -111,14 +111,15 @@ def build(ctx) -> None:
     names = list(controls)  # the variants with an option group, in the groups' order
     switched = [n_heads, scaled, about, *groups]  # what the page's own switch to a variant sets (SWITCH_JS)
     # The weights switch, by the page itself (a container among an event's outputs costs every later event): the
-    # panel it shows, and on the random side its variant's own controls again (not every group); then the trained
-    # model's panel is filled.
+    # panel it shows; then, on the random side, its variant's own controls again (shown again, the column would
+    # show every group); then the trained model's panel is filled. One event, its steps chained.
     weights.change(
-        None, [weights, variant], [random_view, trained.column, *switched],
+        None, weights, [random_view, trained.column],
         js=WEIGHTS_JS.replace("RANDOM", json.dumps(trained_panel.RANDOM)).replace(
-            "TRAINED", json.dumps(trained_panel.TRAINED)).replace("SWITCH", _switch_js(registry, names)),
-    ).then(trained.fill, [weights, trained.sentence], trained.filled, api_visibility="private",
-           concurrency_id=CPU_GROUP, concurrency_limit=CPU_LIMIT, show_progress="minimal")
+            "TRAINED", json.dumps(trained_panel.TRAINED)), queue=False,
+    ).then(None, variant, switched, js=_switch_js(registry, names), queue=False, show_progress="hidden").then(
+        trained.fill, [weights, trained.sentence], trained.filled, api_visibility="private",
+        concurrency_id=CPU_GROUP, concurrency_limit=CPU_LIMIT, show_progress="minimal")
 
     flat_controls = [c for ctrls in controls.values() for c in ctrls]
     inputs = [sentence, variant, causal, scaled, n_heads, d_model, seed, options]
@@ -249,6 +250,7 @@ ZH_SENTENCE_JS = """(s) => {
 }"""
 
 SWITCH_JS = """async (name) => {
+  await new Promise((done) => requestAnimationFrame(() => setTimeout(done)));  // what was shown paints first
   const t = TABLE[name], names = NAMES;
   if (!t) return new Array(3 + names.length).fill(undefined);  // unknown here: the server's view says why
   const lang = (document.documentElement.lang || "en").toLowerCase(), langs = Object.keys(t.about);
@@ -259,10 +261,8 @@ SWITCH_JS = """async (name) => {
           ...names.map((n) => up({visible: n === name ? true : "hidden"}))];
 }"""
 
-# The weights switch: the side it shows, and the random side's variant switch (SWITCH_JS) in the same answer
-WEIGHTS_JS = """async (w, name) => [
-  {__type__: "update", visible: w === RANDOM}, {__type__: "update", visible: w === TRAINED},
-  ...(await (SWITCH)(name))]"""
+# The weights switch: the side it shows (then, once shown, the random side's variant switch: SWITCH_JS)
+WEIGHTS_JS = """(w) => [{__type__: "update", visible: w === RANDOM}, {__type__: "update", visible: w === TRAINED}]"""
 
 # A toggle: a view that holds its scores is the page's to repaint (the one a click moved is already drawn:
 # core/render/web/softmax.js; one set by the page's code is drawn now); any other asks the server, by `redraw`.
