@@ -15,6 +15,7 @@ from typing import Any
 import gradio as gr
 
 CHECKED = "checked_against"  # the attribute core/ui/blocks_seams.py reads: the controls each value is checked by
+SENT_AS = "sent_as"  # the components its outputs are sent as (what each is: a view, words, JSON)
 
 
 def python_type(block: Any) -> type:
@@ -64,5 +65,6 @@ def publish(fn: Callable, api_name: str, controls: Sequence[Any], outputs: Seque
                                 "return": returns}
     del endpoint.__wrapped__  # (its own signature, not fn's: typed for the API page)
     setattr(endpoint, CHECKED, list(controls))
+    setattr(endpoint, SENT_AS, list(outputs))
     gr.api(endpoint, api_name=api_name, **kwargs)
     return endpoint
