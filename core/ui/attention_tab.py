@@ -173,7 +173,7 @@ def build(ctx) -> None:
     # The causal and √d toggles: the page repaints a view that holds its scores (core/render/web/softmax.js); only
     # a view without them (a variant the page cannot redo) asks the server, through `redraw`.
     gr.on([causal.change, scaled.change], None, [heatmaps, api_shown], [redraw, api_shown], js=TOGGLE_JS,
-                    queue=False, api_visibility="private", show_progress="hidden")
+          queue=False, api_visibility="private", show_progress="hidden")
     # a variant picked (its .change: a Dropdown's .input fires twice per pick): its view, then the page's own switch
     # of heads, scaling, description and option group (no round trip); or one of its controls moved
     picked = variant.change(user_errors(with_options, unqueued=len([options, *outputs])),
