@@ -138,6 +138,8 @@ class Bench:
     def __init__(self, page, timeout_ms: int = 30_000) -> None:
         self.page, self.counter = page, itertools.count()
         page.set_default_timeout(timeout_ms)
+        self.posts, self.asked = [], []  # every request to the server; per timed action, how many it made (issue 36)
+        page.on("request", lambda r: self.posts.append(r.url) if "/gradio_api/" in r.url and r.method == "POST" else None)
 
     def sentence(self) -> str:
         """A 12-token sentence nobody typed before (so no cache has it)."""
@@ -145,18 +147,23 @@ class Bench:
         words = [WORDS[(n * 7 + i * 5) % len(WORDS)] for i in range(11)]
         return " ".join(words + [f"w{n}"])
 
-    def timed(self, action) -> float:
+    def timed(self, action, count: bool = True) -> float:
         self.page.evaluate(IDLE)  # the page done with the last event's work, as when a student clicks again
         self.page.evaluate(ARM)
+        before = len(self.posts)
         action()
         ms = self.page.evaluate(PAINTED)
         if ms is None:
             self.page.screenshot(path="/tmp/paint_bench_stuck.png")
             raise RuntimeError("the view did not change within 30 s (screenshot: /tmp/paint_bench_stuck.png)")
+        if count:  # the requests the action made (after its time is taken)
+            self.page.wait_for_timeout(150)  # (a request the action makes after the paint is on its way by now)
+            self.page.evaluate(IDLE)
+            self.asked.append(len(self.posts) - before)
         return ms
 
     def untimed(self, action) -> None:
-        self.timed(action)
+        self.timed(action, count=False)
 
     def fresh(self) -> None:
         box = self.page.locator("#sentence textarea")
@@ -279,8 +286,10 @@ def main() -> None:
             for control in controls:
                 bench.run(control, args.warm)
             for control in controls:
+                bench.asked.clear()
                 ms = bench.run(control, args.reps)
                 report["controls"][control] = summary(ms, control)
+                report["controls"][control]["requests_per_action"] = round(sum(bench.asked) / len(bench.asked), 2)
                 print(f"{control:9s} {report['controls'][control]}", flush=True)
             browser.close()
     finally:

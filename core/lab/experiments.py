@@ -12,7 +12,6 @@ import threading
 import time
 from collections.abc import Iterator
 from dataclasses import dataclass, field
-from functools import lru_cache
 
 import torch
 import torch.nn.functional as F
@@ -26,9 +25,8 @@ from .session import seed_value
 from .train import LOG2E, Trainer, TrainSettings, encode_corpus, random_batch
 
 
-@lru_cache(maxsize=2)
 def _text(seed: int) -> Tensor:
-    """Training (seed 0) or evaluation (seed 1) text, encoded once per process."""
+    """Training (seed 0) or evaluation (seed 1) text, encoded once per run (a run is seconds of training)."""
     return encode_corpus(3000 if seed == 0 else 300, seed)
 
 
@@ -219,13 +217,14 @@ def scale_experiment(p: ScaleParams = ScaleParams(), stop: threading.Event | Non
     T = p.context_length
     run.uniform_entropy = sum(math.log(t + 1) for t in range(1, T)) / (T - 1)
     models = _twins(_wide_gpt(p, True), _wide_gpt(p, False), "scaled", "unscaled")
+    text = _text(0)  # (N,) token ids
     opts = {k: torch.optim.AdamW(m.parameters(), lr=p.lr, betas=(0.9, 0.95)) for k, m in models.items()}
     gen = torch.Generator().manual_seed(p.seed)
     for step in range(p.steps):
         if stop is not None and stop.is_set():
             run.stopped = True
             break
-        x, y = random_batch(_text(0), T, p.batch_size, gen)  # the same batch for both models
+        x, y = random_batch(text, T, p.batch_size, gen)  # the same batch for both models
         run.steps.append(step)
         for name, model in models.items():
             model.train()

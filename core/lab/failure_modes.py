@@ -11,13 +11,12 @@ from __future__ import annotations
 import math
 from collections.abc import Callable
 from dataclasses import asdict, dataclass
-from functools import lru_cache
 from typing import Any
 
 import torch
 from torch import Tensor
 
-from core.i18n import current, t
+from core.i18n import t
 from core.lab.masking import three_ways
 from core.lab.text import embed
 
@@ -246,13 +245,8 @@ def _padding_card(seed: int) -> Card:
 
 def cards(seed: int = 0) -> tuple[Card, ...]:
     """Every failure mode of the chapter, computed now, its texts in the current language (core.i18n); the first
-    cross-device error in a process is slow (torch builds its C++ backtrace once), so warm this in the background."""
-    return _cards(seed, current())
-
-
-@lru_cache(maxsize=8)
-def _cards(seed: int, language: str) -> tuple[Card, ...]:
-    """(a card's texts are in `language`: one entry per language asked for)"""
+    cross-device error in a process is slow (torch builds its C++ backtrace once), so core.serve.chapter keeps
+    them (per language) and warms them in the background."""
     q, k, v = _qkv(TOKENS, seed)
     return (_softmax_card(q, k, v), _fill_card(q, k, v), _dtype_card(q, k, v), _device_card(q, k, v),
             _padding_card(seed))

@@ -10,7 +10,6 @@ naming the file and the line, so no student's browser ever fetches from elsewher
 from __future__ import annotations
 
 from dataclasses import dataclass
-from functools import cache
 from pathlib import Path
 from urllib.parse import unquote, urlsplit
 
@@ -33,10 +32,14 @@ def new_parser() -> MarkdownIt:
     return MarkdownIt("commonmark", {"html": False, "linkify": False, "typographer": False})
 
 
-@cache
+_PARSER: list[MarkdownIt] = []  # made on first use (importing a module does no work)
+
+
 def parser() -> MarkdownIt:
     """The one parser the checks read with (never given render rules: core.render.lesson_html has its own)."""
-    return new_parser()
+    if not _PARSER:
+        _PARSER.append(new_parser())
+    return _PARSER[0]
 
 
 @dataclass(frozen=True)

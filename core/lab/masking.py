@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
-from functools import lru_cache
 
 import torch
 from torch import Tensor
@@ -75,7 +74,6 @@ class SqrtD:
 DIMS = (2, 4, 8, 16, 32, 64, 128, 256, 512)
 
 
-@lru_cache(maxsize=8)
 def sqrt_d_experiment(dims: tuple[int, ...] = DIMS, T: int = 16, rows: int = 256, seed: int = 0) -> SqrtD:
     """q, k ~ N(0, 1) of dimension d: q·k has variance d, so unscaled softmax saturates as d grows."""
     g = torch.Generator().manual_seed(seed)

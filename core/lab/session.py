@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
-from functools import lru_cache
 from typing import Any
 
 import torch
@@ -17,7 +16,6 @@ from ..registry import Registry
 from ..seeding import SEED_MAX, seeded_init
 from .text import KEPT_CHARS, Tokens, embed, text_field, tokenize
 
-CACHE_SIZE = 256  # distinct requests kept; a class clicking the same example hits this
 TRACE_MAX_TOKENS = 64  # the explicit path materialises (H, T, T): the app keeps T small
 MAX_OPTIONS_CHARS = 1000  # an options object is a few names and numbers
 MAX_NAME_CHARS = 100  # a variant's name
@@ -112,11 +110,14 @@ class Run:
 
 
 class Lab:
-    """The numbers behind the Attention and Step tabs, with a bounded LRU cache keyed on the request."""
+    """The numbers behind the Attention and Step tabs: each call runs the request (core.serve caches the views)."""
 
-    def __init__(self, registry: Registry, cache_size: int = CACHE_SIZE) -> None:
+    def __init__(self, registry: Registry) -> None:
         self.registry = registry
-        self.run = lru_cache(maxsize=cache_size)(self._run)
+
+    def run(self, req: Request) -> Run:
+        """Tokens, the seeded module and its trace for one request (ConfigError for a sentence with no tokens)."""
+        return self._run(req)
 
     def config_for(self, req: Request) -> AttentionConfig:
         """The variant's resolved config; single-head ignores n_heads (it has one head as wide as d_model)."""
@@ -238,7 +239,7 @@ class RowCheck:
         return t(CHECK["line_blocked"], rows=rows, future=future, blocked=blocked)
 
 
-# The check line's words; the page writes the same line from the weights it draws (core.render.matrix sends these)
+# The check line's words (measured here for every view, the page's own softmax views included)
 CHECK = {
     "line": mark("{rows}; weight above the diagonal: {future}"),
     "line_blocked": mark("{rows}; weight above the diagonal: {future}; weight on blocked keys: {blocked}"),
@@ -252,13 +253,19 @@ CHECK = {
 
 
 def row_check(run: Run) -> RowCheck:
-    """Measure the row sums and the weight on the future and on blocked keys."""
-    w = run.weights  # (H, T, T)
+    """Measure the row sums and the weight on the future and on blocked keys of a run."""
+    return measure_rows(run.weights, run.allowed)
+
+
+def measure_rows(weights: Tensor, allowed: Tensor) -> RowCheck:
+    """The one row check: weights (H, T, T), allowed (T, T) or (H, T, T) True = may attend (the page's own softmax
+    views are measured here too, for each setting of their toggles: core.render.matrix.softmax_inputs)."""
+    w = weights  # (H, T, T)
     T = w.shape[-1]
     future = torch.ones(T, T, dtype=torch.bool).triu(1)  # (T, T) strictly above the diagonal
     return RowCheck(
         max_row_error=float((w.sum(-1) - 1).abs().max()),
-        blocked_weight=float(w[:, ~run.allowed].sum()),
+        blocked_weight=float(w.masked_fill(allowed, 0).sum()),  # allowed (T, T) or (H, T, T)
         above_diagonal=float(w[:, future].sum()),
         rows=w.shape[0] * T,
     )

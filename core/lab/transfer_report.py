@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import threading
 from dataclasses import dataclass, field
-from functools import lru_cache
 from typing import Any
 
 import torch
@@ -12,7 +11,7 @@ from torch import nn
 
 from ..classic import SelfAttention_v1, SelfAttention_v2
 from ..config import AttentionConfig, ConfigError, whole
-from ..i18n import current, t
+from ..i18n import t
 from ..registry import Registry
 from ..seeding import seeded_init
 from ..transfer import MISTAKES, compare, fused_to_multihead_attention, transfer_stacked_to_fused, transfer_v2_to_v1
@@ -70,13 +69,8 @@ def _inputs(d_in: int, seed: int) -> torch.Tensor:
 
 
 def v2_to_v1(seed: int = 123, d_in: int = 3, d_out: int = 2, mistake: str = "none") -> TransferReport:
-    """torch.manual_seed(seed); build v2 then v1 as the classic code does; copy v2 -> v1; compare outputs."""
-    return _v2_to_v1(seed, d_in, d_out, mistake, current())
-
-
-@lru_cache(maxsize=256)
-def _v2_to_v1(seed: int, d_in: int, d_out: int, mistake: str, language: str) -> TransferReport:
-    """(cached per language: the verdict and a failed copy's sentence are words)"""
+    """torch.manual_seed(seed); build v2 then v1 as the classic code does; copy v2 -> v1; compare outputs (its words
+    in the current language; core.serve.transfer keeps them per language)."""
     seed, d_in, d_out = seed_value(seed), whole("d_in", d_in), whole("d_out", d_out)
     for name, value in (("d_in", d_in), ("d_out", d_out)):
         if not 1 <= value <= MAX_DIM:
@@ -122,28 +116,10 @@ class OtherTransfer:
     verdict: str
 
 
-class _Same:
-    """Hash a registry by identity, so results can be cached per app (Registry itself is unhashable)."""
-
-    def __init__(self, registry: Registry) -> None:
-        self.registry = registry
-
-    def __hash__(self) -> int:
-        return id(self.registry)
-
-    def __eq__(self, other: object) -> bool:
-        return isinstance(other, _Same) and other.registry is self.registry
-
-
 def other_transfers(registry: Registry, seed: int = 123, d_model: int = 16, n_heads: int = 4) -> list[OtherTransfer]:
-    """Stacked heads -> fused qkv, and fused -> nn.MultiheadAttention, each checked on the same input."""
-    return list(_other_transfers(_Same(registry), seed_value(seed), d_model, n_heads, current()))
-
-
-@lru_cache(maxsize=64)
-def _other_transfers(same: _Same, seed: int, d_model: int, n_heads: int, language: str) -> tuple[OtherTransfer, ...]:
-    """(cached per language: the titles and verdicts are words)"""
-    registry = same.registry
+    """Stacked heads -> fused qkv, and fused -> nn.MultiheadAttention, each checked on the same input (their titles
+    and verdicts in the current language)."""
+    seed = seed_value(seed)
     config = AttentionConfig(d_model=d_model, n_heads=n_heads)
     stacked = seeded_init(registry.build("multi-head-stacked", config), seed).eval()
     fused = seeded_init(registry.build("multi-head", config), seed + 1).eval()  # different weights until the copy
@@ -151,9 +127,9 @@ def _other_transfers(same: _Same, seed: int, d_model: int, n_heads: int, languag
     transfer_stacked_to_fused(stacked, fused)
     first = compare(stacked, fused, x)
     second = compare(fused, fused_to_multihead_attention(fused), x)
-    return (
+    return [
         OtherTransfer(t("{n} stacked heads (MultiHeadAttentionWrapper) → one fused qkv (CausalSelfAttention)",
                         n=n_heads), first.max_abs_diff, first.equal, first.verdict),
         OtherTransfer(t("fused CausalSelfAttention → PyTorch's nn.MultiheadAttention (mask polarity flipped once)"),
                       second.max_abs_diff, second.equal, second.verdict),
-    )
+    ]

@@ -38,9 +38,11 @@ from collections.abc import Sequence
 from typing import Any
 
 import numpy as np
+import torch
 
 from ..i18n import current, mark, t
-from ..lab.session import CHECK
+from ..lab.page_softmax import SETTINGS
+from ..lab.session import measure_rows
 from . import access, colors
 from .tokens import all_visible, visible
 from .web import stamp
@@ -75,9 +77,8 @@ MASK_LABELS = {
     "may_attend": mark("may attend"),
     "blocked": mark("blocked (weight forced to 0)"),
 }
-CHECK_LABELS = {  # the check line the page writes from its own weights (core.lab.session.RowCheck.line's words)
+CHECK_LABELS = {  # the check line's title and the fitted scale's words (the lines: core.lab.session.measure_rows)
     "check_title": mark("Check (measured on the weights drawn)"),
-    **{f"check_{k}": v for k, v in CHECK.items()},  # check_line, check_rows, check_leak, ...
     "scale_fitted": mark("weight (each row sums to 1); colours fitted to this sentence: 0 to {max}, larger at full "
                          "colour"),
 }
@@ -219,11 +220,27 @@ def head_titles(n_heads: int, n_kv_heads: int | None = None) -> list[str]:
     return [t(LABELS["head_shares"], h=h, g=h // group) for h in range(n_heads)]
 
 
-def softmax_inputs(page: Any, causal: bool, scaled: bool) -> dict:
-    """The raw scores and both masks, for the page's own scale, mask and softmax (core.lab.page_softmax)."""
-    return {"scores": [packed(s) for s in page.scores], "head_dim": int(page.head_dim),
-            "allowed": {"causal": packed(page.allowed_causal, "u8"), "full": packed(page.allowed_full, "u8")},
-            "causal": bool(causal), "scaled": bool(scaled), "controls": dict(CONTROLS)}
+def setting(causal: bool, scaled: bool) -> str:
+    """The key of one setting of the two toggles in a softmax view's tables ("10": causal, not scaled)."""
+    return f"{int(causal)}{int(scaled)}"
+
+
+def softmax_inputs(page: Any, causal: bool, scaled: bool, fitted: bool = False) -> dict:
+    """The raw scores and both masks, for the page's own scale, mask and softmax (core.lab.page_softmax), and for
+    each setting of the toggles its check line (and, fitted, its colour scale), measured here: the page picks."""
+    checks, scales, legends = {}, {}, {}
+    for c, s in SETTINGS:
+        w, key = page.weights(c, s), setting(c, s)  # (H, T, T)
+        checks[key] = measure_rows(w, page.allowed(c)).line
+        if fitted:
+            scales[key] = fitted_scale(w.numpy())
+            legends[key] = t(CHECK_LABELS["scale_fitted"], max=format(scales[key]["max"], ".2f"))
+    sm = {"scores": [packed(s) for s in page.scores.numpy()], "head_dim": int(page.head_dim),
+          "allowed": {"causal": packed(page.allowed_causal.numpy(), "u8"), "full": packed(page.allowed_full.numpy(), "u8")},
+          "causal": bool(causal), "scaled": bool(scaled), "controls": dict(CONTROLS), "checks": checks}
+    if fitted:
+        sm["scales"], sm["legends"] = scales, legends  # the colour bar and its words, per setting
+    return sm
 
 
 def attention(tokens: Sequence[str], weights: Any, allowed: Any, scaled: Any | None = None,
@@ -255,17 +272,17 @@ def attention(tokens: Sequence[str], weights: Any, allowed: Any, scaled: Any | N
     blocked = ~np.asarray(allowed, dtype=bool)
     if blocked.any() or page is not None:  # (the page may block keys itself: the causal toggle)
         legend.append({"swatch": "blocked", "text": t(LABELS["blocked"])})
+    if not check:  # (a caller's weights alone, e.g. core.notebook's: measured here, as every check line is)
+        check = measure_rows(torch.as_tensor(np.asarray(weights, dtype=float)), torch.as_tensor(~blocked)).line
     labels = {"hover": t(LABELS["hover"] if scaled is not None else LABELS["hover_plain"]), "note": t(LABELS["click"]),
               "warning": note, **words(CHECK_LABELS), "check_text": check}
     data = heatmaps(tokens, list(w), titles, scale=scale, blocked=blocked, extra=extra,
                     labels=labels, legend=legend, headview=True)
-    data["check"] = True  # the page writes the check line under the heads, from the weights it drew
+    data["check"] = True  # the check line under the heads: check_text, or the softmax view's line for its toggles
     data["show_values"] = len(tokens) <= VALUES_UP_TO_HEADS
     data["min_head"] = MIN_HEAD
-    if fitted:
-        data["fit_scale"] = True  # the page fits the colours to the weights it computes
     if page is not None:
-        sm = data["softmax"] = softmax_inputs(page, causal, is_scaled)
+        sm = data["softmax"] = softmax_inputs(page, causal, is_scaled, fitted)
         sm["key"] = stamp(data["rows"], titles, note, sm["head_dim"], fitted, *(s["f32"] for s in sm["scores"]),
                           sm["allowed"]["causal"]["u8"], sm["allowed"]["full"]["u8"],
                           current())  # all but the two switches (and the language its words are in)
@@ -277,7 +294,7 @@ def drawn_stamp(data: dict) -> str:
     sm = data.get("softmax")
     if not sm or not sm.get("key"):
         return data.get("stamp", "")
-    return f"{sm['key']}:{int(sm['causal'])}{int(sm['scaled'])}"  # (core.js A.paintKey, the page's checkboxes absent)
+    return f"{sm['key']}:{setting(sm['causal'], sm['scaled'])}"  # (core.js A.paintKey, the page's checkboxes absent)
 
 
 def fitted_scale(w: Any) -> dict:

@@ -63,3 +63,16 @@ class DrawnCache:
         with self._lock:
             self._items.clear()
             self.hits = self.misses = 0
+
+
+class Same:
+    """A registry (unhashable) as a cache key, by identity: results kept per app."""
+
+    def __init__(self, registry: Any) -> None:
+        self.registry = registry
+
+    def __hash__(self) -> int:
+        return id(self.registry)
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, Same) and other.registry is self.registry

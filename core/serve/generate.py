@@ -11,10 +11,11 @@ from dataclasses import dataclass
 from functools import lru_cache
 from typing import Any
 
-from ..config import ConfigError, named, whole_in
+from ..config import whole_in
 from ..i18n import current, mark, t
 from ..lab import predict
 from ..lab.cache_rows import cache_rows
+from ..lab.session import switch
 from ..lab.text import text_field
 from ..lab.tiny import one_thread
 from ..render import generate_views
@@ -49,7 +50,6 @@ MESSAGES = {  # msgids (core.i18n)
     "generated": mark("{n} words in {ms:.0f} ms ({per:.1f} ms a word), {cache}: '{text}'"),
     "with_cache": mark("with the KV cache (one token run per step)"),
     "without_cache": mark("without a cache (the whole sentence run again each step)"),
-    "use_cache": mark("{value} must be true or false"),
 }
 
 
@@ -196,8 +196,7 @@ def generation(sentence: Any, n_words: Any, temperature: Any, top_k: Any, seed: 
     """Raw values -> n_words seeded words, timed step by step (not cached: the seconds are measured now)."""
     model, sentence, temperature, top_k, seed = settings(model, sentence, temperature, top_k, seed)
     n = whole_in("n_words", n_words, 1, MAX_WORDS)
-    if not isinstance(use_cache, bool):
-        raise ConfigError(t(MESSAGES["use_cache"], value=named("use_cache", use_cache)))
+    use_cache = switch("use_cache", use_cache)  # (the lab's check of a checkbox value, as every tab's)
     net, tokenizer, _ = model_for(model)
     ids = token_ids(tokenizer, sentence)
     with one_thread():

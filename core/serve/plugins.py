@@ -11,21 +11,24 @@ comes back in it.
 
 from __future__ import annotations
 
+import copy
 import dataclasses
 import os
 import pickle
 import threading
 from dataclasses import dataclass, field
+from functools import lru_cache
 from typing import Any
 
 from ..config import ConfigError, excerpt
 from ..i18n import SOURCE, current, speaking, t
 from ..lab import causality, model_stats
-from ..lab.session import CACHE_SIZE, Lab, Request, Run, trace_problem
+from ..lab.session import Lab, Request, Run, trace_problem
 from ..proc.sandbox import SandboxError, Worker
 from ..registry import Registry, load_registry
 from ..said import Said
 from ..variant import Variant, one_line
+from .cache import Same
 from .slots import CPU
 
 VIEW_TIMEOUT_S = 5.0  # one view of one sentence: far more than any sane plugin needs
@@ -198,8 +201,8 @@ def guard_for(registry: Registry) -> Guard:
 class AppLab(Lab):
     """The lab as the app serves it: a third-party variant's requests are computed in its plugin's worker."""
 
-    def __init__(self, registry: Registry, cache_size: int = CACHE_SIZE) -> None:
-        super().__init__(registry, cache_size)
+    def __init__(self, registry: Registry) -> None:
+        super().__init__(registry)
         self.guard = guard_for(registry)
 
     def _run(self, req: Request) -> Run:
@@ -229,6 +232,17 @@ def probe(lab: Lab, sentence: Any, position: Any, replacement: Any, causal: Any 
         raise PluginFault(t("plugin {name} returned a {kind}.", name=repr(lab.registry.get(variant).plugin),
                             kind=type(result).__name__))
     return result
+
+
+def counted_size(registry: Registry, preset: Any, variant: Any, n_kv_heads: Any, window: Any) -> tuple:
+    """model_size counted once per setting and language (on the meta device; the tables are words): the caller's
+    own copy, the class shares the count."""
+    return copy.deepcopy(_counted(Same(registry), preset, variant, n_kv_heads, window, current()))
+
+
+@lru_cache(maxsize=64)
+def _counted(same: Same, preset: Any, variant: Any, n_kv_heads: Any, window: Any, language: str) -> tuple:
+    return model_size(same.registry, preset, variant, n_kv_heads, window)
 
 
 def model_size(registry: Registry, preset: Any, variant: Any, n_kv_heads: Any, window: Any) -> tuple:
@@ -283,7 +297,7 @@ def _ready(registry: Registry) -> bool:
 
 def _lab_run(registry: Registry, req: Request) -> Run:
     """Lab.run without the module (it stays in the worker): tokens, config, x and every stage, compact."""
-    run = Lab(registry, cache_size=1).run(req)
+    run = Lab(registry).run(req)
     trace = type(run.trace)(**{f.name: _compact(getattr(run.trace, f.name))
                                for f in dataclasses.fields(run.trace)})
     return dataclasses.replace(run, module=None, x=_compact(run.x), trace=trace)
@@ -295,7 +309,7 @@ def _compact(t: Any) -> Any:
 
 
 def _probe(registry: Registry, *args: Any) -> causality.CausalityResult:
-    return causality.probe(Lab(registry, cache_size=1), *args)
+    return causality.probe(Lab(registry), *args)
 
 
 def _model_size(registry: Registry, *args: Any) -> tuple:

@@ -10,10 +10,11 @@ from __future__ import annotations
 from functools import lru_cache
 from typing import Any
 
-from ..config import ConfigError, named
+from ..config import ConfigError
 from ..i18n import current, mark, t, t_n
 from ..lab.broken_model import Breakage, Side, parse_ablate, payload, side
 from ..lab.head_patterns import describe, head_patterns
+from ..lab.session import switch
 from ..lab.text import text_field
 from ..render import matrix, model_pack
 from ..render.tokens import visible
@@ -24,7 +25,6 @@ from .real_models import Loaded
 SOURCES = DrawnCache(max_items=1024)  # a drawn view's stamp -> (model, sentence, breakage, language)
 TITLE = "L{layer}\u00a0H{head}\u00a0· {pattern}"  # a thumbnail: the head, the pattern it shows most (wraps after ·)
 MESSAGES = {
-    "switch": mark("{value} must be true or false"),
     "summary": mark("**{model}**, loss on this sentence: {intact:.2f} bits per token intact, **{broken:.2f}** broken "
                     "({change} bits). Broken: {what}."),
     "nothing": mark("nothing (the intact model: switch the mask or √d off, zero heads or run a variant, to break it)"),
@@ -46,21 +46,16 @@ def model_names() -> list[str]:
     return real_models.names()
 
 
-def _switch(name: str, value: Any) -> bool:
-    if isinstance(value, bool):
-        return value
-    raise ConfigError(t(MESSAGES["switch"], value=named(name, value)))
-
-
 def network(model: str) -> Loaded:
     """The model offered under this name, loaded once."""
     return real_models.loaded(model)
 
 
 def checked(sentence: Any, model: Any, causal: Any, scaled: Any) -> tuple[str, str, bool, bool]:
-    """(model, sentence, causal, scaled) as the views read them; ConfigError in one sentence otherwise."""
+    """(model, sentence, causal, scaled) as the views read them; ConfigError in one sentence otherwise (the lab's
+    own checks of a switch and a text, as every tab's: core.lab.session.switch, core.lab.text.text_field)."""
     real_models.loaded(model)  # a model not offered is named before anything else
-    return model, text_field("sentence", sentence), _switch("causal", causal), _switch("scaled", scaled)
+    return model, text_field("sentence", sentence), switch("causal", causal), switch("scaled", scaled)
 
 
 def breakage(model: str, causal: bool, scaled: bool, ablate: Any = "[]", variant: Any = "",

@@ -14,7 +14,7 @@ from typing import Any
 
 import numpy as np
 
-from ..config import whole_in
+from ..config import whole, whole_in
 from ..i18n import current, lookup, mark, t
 from ..lab import steps
 from ..lab.causality import replacement_word
@@ -90,13 +90,14 @@ def _attention_view(lab: Lab, req: Request) -> AttentionView:
     maps = {name: np.nan_to_num(m[0].numpy()) for name, m in tr.maps.items()}  # (H, T, T) each: a variant's maps
     normalised = getattr(variant, "normalised", True)
     page = None  # the raw scores for the page's own softmax, when the variant is exactly that (both masks)
-    if normalised and not maps and not bad:
-        page = page_softmax(run, lab.run(replace(req, causal=not req.causal)))
+    if normalised and not maps and not bad:  # (the flipped run only once this one is the page's softmax)
+        page = page_softmax(run, lambda: lab.run(replace(req, causal=not req.causal)))
     heat = matrix.attention(run.tokens.tokens, weights, tr.mask[0].numpy(), scaled, n_kv_heads=tr.k.shape[1],
                             normalised=normalised, note=note, maps=maps, page=page, causal=req.causal,
-                            is_scaled=run.config.scaled, check=(check := row_check(run).line))
-    return AttentionView(heat, mask_view(run.allowed.numpy().tobytes(), len(run.tokens), current()), check, note,
-                         weights_payload(run))
+                            is_scaled=run.config.scaled, check=row_check(run).line)
+    heat["toggles"] = matrix.setting(req.causal, req.scaled)  # what it was asked for (the page's DRAWN_JS reads it)
+    return AttentionView(heat, mask_view(run.allowed.numpy().tobytes(), len(run.tokens), current()),
+                         heat["labels"]["check_text"], note, weights_payload(run))
 
 
 @lru_cache(maxsize=VIEW_CACHE)
@@ -132,7 +133,7 @@ def _step_view(lab: Lab, req: Request, head: int, language: str) -> StepView:
 
 
 def _step_stages(lab: Lab, req: Request, head: int) -> StepView:
-    run = lab.run(req)
+    run = lab.run(req)  # (one run per view: the views are the one cache)
     h = steps.pick_head(run, head)
     shown = []
     for stage in steps.stages(run, h, variant=lab.registry.get(req.variant)):
@@ -148,7 +149,7 @@ def padded(stages: list, n: int) -> list:
 def step(lab: Lab, sentence, variant, causal, scaled, n_heads, d_model, seed, options, head) -> StepView:
     """Raw UI values -> every stage of one head (cached)."""
     req = make_request(sentence, variant, causal, scaled, n_heads, d_model, seed, options)
-    view = _step_view(lab, req, steps.pick_head(lab.run(req), head), current())
+    view = _step_view(lab, req, min(whole("head", head), req.n_heads), current())  # (held to the heads it has there)
     for _, data in view.stages:
         remember(data)
     return view

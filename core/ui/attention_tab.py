@@ -11,7 +11,7 @@ from core.i18n import current, languages, lookup, mark, speaking, t
 from core.lab.text import EXAMPLES
 from core.serve import views
 
-from . import lab_link, trained_panel
+from . import endpoints, lab_link, trained_panel
 from .common import (
     CPU_GROUP,
     CPU_LIMIT,
@@ -51,7 +51,12 @@ def option_control(opt: Option, elem_id: str) -> gr.components.Component:
 
 def build(ctx) -> None:
     registry = ctx.registry
-    first = views.attention(ctx.lab, SENTENCE)
+
+    def attention_view(*values) -> views.AttentionView:
+        """The tab's one call for its view: raw values (a page's, the API's) -> the cached view, or ConfigError."""
+        return views.attention(ctx.lab, *values)
+
+    first = attention_view(SENTENCE)  # (the layout's first values: first_values fills them in the page's language)
     weights = gr.Radio([(static("random, seeded"), trained_panel.RANDOM),
                         (static("trained tiny model"), trained_panel.TRAINED)], value=trained_panel.RANDOM,
                        label=static("Weights"), elem_id="weights",
@@ -91,9 +96,6 @@ def build(ctx) -> None:
         with gr.Row():
             mask = view(first.mask, elem_id="attention-mask", scale=1, min_width=260)
             with gr.Column(scale=2):
-                # the API's check line (the page writes its own under the heads, from the weights it drew)
-                check = gr.Textbox(first.check, label=static("Check (measured on these weights)"), interactive=False,
-                                   elem_id="check", visible=False)
                 export_button(heatmaps, "attention")
         with gr.Accordion(static("About this variant"), open=False, elem_id="attention-about"):  # long: under the view
             about = gr.Textbox(value=_about(registry, "multi-head"), show_label=False, lines=3, interactive=False)
@@ -102,95 +104,107 @@ def build(ctx) -> None:
             note = gr.Textbox(first.note, label=static("Notes"), interactive=False, elem_id="note")
             payload = gr.JSON(None, label=static("JSON (the /attention API output)"), open=False,
                               elem_id="payload")  # filled when shown
-            api_call = gr.Button(visible=False)  # the public /attention endpoint's own (queued) trigger
             api_shown = gr.Textbox("closed", visible=False)  # "open <time>" while the panel is open
+            redraw = gr.Textbox("", visible=False)  # "draw <time>": a toggle the page cannot paint itself (TOGGLE_JS)
 
     trained = trained_panel.build(ctx, static(lab_link.TEXT["copy"]))
-    weights.change(  # switched by the page itself: a container among an event's outputs costs every later event
-        None, weights, [random_view, trained.column],
-        js=f"(w) => [{{__type__: 'update', visible: w === {json.dumps(trained_panel.RANDOM)}}}, "
-           f"{{__type__: 'update', visible: w === {json.dumps(trained_panel.TRAINED)}}}]",
-    ).then(trained.fill, [weights, trained.sentence], trained.filled, api_visibility="private",
-           concurrency_id=CPU_GROUP, concurrency_limit=CPU_LIMIT, show_progress="minimal")
-
     names = list(controls)  # the variants with an option group, in the groups' order
+    switched = [n_heads, scaled, about, *groups]  # what the page's own switch to a variant sets (SWITCH_JS)
+    # The weights switch, by the page itself (a container among an event's outputs costs every later event): the
+    # panel it shows; then, on the random side, its variant's own controls again (shown again, the column would
+    # show every group); then the trained model's panel is filled. One event, its steps chained.
+    weights.change(
+        None, weights, [random_view, trained.column],
+        js=WEIGHTS_JS.replace("RANDOM", json.dumps(trained_panel.RANDOM)).replace(
+            "TRAINED", json.dumps(trained_panel.TRAINED)), queue=False,
+    ).then(None, variant, switched, js=_switch_js(registry, names), queue=False, show_progress="hidden").then(
+        trained.fill, [weights, trained.sentence], trained.filled, api_visibility="private",
+        concurrency_id=CPU_GROUP, concurrency_limit=CPU_LIMIT, show_progress="minimal")
+
     flat_controls = [c for ctrls in controls.values() for c in ctrls]
     inputs = [sentence, variant, causal, scaled, n_heads, d_model, seed, options]
     lab_link.wire_copy(copy_link, [*inputs, weights])  # the address of this state, built and copied in the page
     lab_link.wire_copy(trained.copy_link, [trained.sentence, *inputs[1:], weights])  # ... with weights=trained
     ctx.shared["attention_option_controls"] = controls  # a lab link sets its variant's own controls too
-    api_outputs = [heatmaps, mask, check, note, payload]  # the public /attention endpoint's, as documented
     outputs = [heatmaps, mask]  # the page's: the API panel's note and JSON only while it is open
-
-    def shown(v: views.AttentionView) -> tuple:
-        return v.heatmaps, v.mask
 
     @user_errors
     def attention(sentence, variant="multi-head", causal=True, scaled=True, n_heads=2, d_model=16, seed=0,
                   options="{}"):
         """Attention weights of every head for a sentence; JSON {"tokens": [...], "weights": [H][T][T]}."""
-        v = views.attention(ctx.lab, sentence, variant, causal, scaled, n_heads, d_model, seed, options)
+        v = attention_view(sentence, variant, causal, scaled, n_heads, d_model, seed, options)
         return v.heatmaps, v.mask, v.check, v.note, v.payload
 
     def api_panel_filled(shown_now, *values):
         """The API panel's note and JSON for the view on the page, while the panel is open (a setting the view
         refuses is said in the problem box, as the view's own event says it)."""
         if isinstance(shown_now, str) and shown_now.startswith("open"):
-            v = views.attention(ctx.lab, *values)
+            v = attention_view(*values)
             return v.note, v.payload
         return gr.skip(), gr.skip()
 
     def draw(*values):
         """The page's own call: the same view, one round trip, a mistake as a sentence (user_errors(unqueued=))."""
-        return shown(views.attention(ctx.lab, *values))
+        v = attention_view(*values)
+        return v.heatmaps, v.mask
 
     def with_options(data: dict):
         """A variant picked or one of its controls moved: its options from its own controls, and its view."""
         name = data[variant]
         own = controls.get(name, [])  # (none for a variant a plugin reload added after the page was built)
         opts = options_json(registry.get(name).options, [data[c] for c in own]) if own else "{}"
-        drawn = views.attention(ctx.lab, data[sentence], name, data[causal], data[scaled], data[n_heads],
-                                data[d_model], data[seed], opts)
-        return opts, *shown(drawn)
+        return opts, *draw(data[sentence], name, data[causal], data[scaled], data[n_heads], data[d_model],
+                           data[seed], opts)
 
-    api_call.click(attention, inputs, api_outputs, api_name="attention", concurrency_id=CPU_GROUP,
-                   concurrency_limit=CPU_LIMIT)
+    # The public /attention endpoint (gr.api: its parameters checked as these controls check a page's values)
+    endpoints.publish(attention, "attention", inputs, [heatmaps, mask, gr.Textbox(render=False), note, payload],
+                      concurrency_id=CPU_GROUP, concurrency_limit=CPU_LIMIT)
     # The page's events skip Gradio's queue (one HTTP round trip instead of a join, a stream and a message;
     # docs/app.md has the figures); core.serve.slots bounds the CPU they use instead.
     # Each output an event ever had costs every later event of the page (Gradio walks their loading
     # statuses twice per event), so these events have few outputs and the page switches what it can itself.
+    # One handler per trigger: each control below starts exactly one event (tests/test_one_path.py counts them).
     fast = dict(queue=False, api_visibility="private", trigger_mode="always_last", show_progress="hidden",
                 show_progress_on=[problem],  # no progress shown: its status on the lightest output
                 preprocess=False)  # raw values: views.attention checks them and says what is wrong in a sentence
-    drawn = [gr.on([sentence.change, causal.change, scaled.change, n_heads.change, d_model.change, seed.change,
-                    options.input, options.blur], user_errors(draw, unqueued=len(outputs)), inputs,
+    drawn = [gr.on([sentence.change, n_heads.change, d_model.change, seed.change, options.input, options.blur,
+                    redraw.change], user_errors(draw, unqueued=len(outputs)), inputs,
                    [*outputs, problem], **fast)]  # (options.change would redraw what the events below write)
-    # a variant picked (its .change: a Dropdown's .input fires twice per pick) or one of its controls moved
-    triggers = [variant.change, *(c.input if isinstance(c, gr.Slider) else c.change for c in flat_controls)]
-    drawn.append(gr.on(triggers, user_errors(with_options, unqueued=len([options, *outputs])),
-                       {variant, *inputs, *flat_controls}, [options, *outputs, problem], **fast))
-    # The API panel follows the page only while it is open (the page decides: no round trip while closed).
+    # The causal and √d toggles: the page repaints a view that holds its scores (core/render/web/softmax.js); only
+    # a view without them (a variant the page cannot redo) asks the server, through `redraw`.
+    gr.on([causal.change, scaled.change], None, [heatmaps, api_shown], [redraw, api_shown], js=TOGGLE_JS,
+          queue=False, api_visibility="private", show_progress="hidden")
+    # a variant picked (its .change: a Dropdown's .input fires twice per pick): its view, then the page's own switch
+    # of heads, scaling, description and option group (no round trip); or one of its controls moved
+    picked = variant.change(user_errors(with_options, unqueued=len([options, *outputs])),
+                            {variant, *inputs, *flat_controls}, [options, *outputs, problem], **fast)
+    picked.then(None, variant, switched, js=_switch_js(registry, names), queue=False, show_progress="hidden")
+    drawn.append(picked)
+    moved = [c.input if isinstance(c, gr.Slider) else c.change for c in flat_controls]
+    if moved:
+        drawn.append(gr.on(moved, user_errors(with_options, unqueued=len([options, *outputs])),
+                           {variant, *inputs, *flat_controls}, [options, *outputs, problem], **fast))
+    # The API panel follows the page only while it is open (the page decides: no round trip while closed); a view
+    # drawn for toggles the checkboxes no longer show (one moved while it was on its way) is asked for again.
     api_panel.expand(None, None, api_shown, js="() => 'open ' + Date.now()")
     api_panel.collapse(None, None, api_shown, js="() => 'closed'")
     for event in drawn:
-        event.then(None, api_shown, api_shown, js="(s) => s.startsWith('open') ? 'open ' + Date.now() : undefined")
+        event.then(None, [api_shown, heatmaps, causal, scaled], [api_shown, redraw], js=DRAWN_JS, queue=False,
+                   show_progress="hidden")
     api_shown.change(user_errors(api_panel_filled, unqueued=2), [api_shown, *inputs], [note, payload, problem], **fast)
-    variant.change(None, variant, [n_heads, scaled, about, *groups], js=_switch_js(registry, names))
 
     def first_values():
         """The tab's first values in the page's language; a page that opens on its own sentence (OPENS_ON) has its
         views drawn by that sentence's change, so they are left to it (a late one here would overwrite them)."""
-        v = views.attention(ctx.lab, SENTENCE)
+        v = attention_view(SENTENCE)
         drawn = (gr.skip(), gr.skip()) if current() in OPENS_ON else (v.heatmaps, v.mask)
-        return (*drawn, v.check, v.note, _about(registry, "multi-head"))
+        return (*drawn, v.note, _about(registry, "multi-head"))
 
-    ctx.first_values([heatmaps, mask, check, note, about], first_values)
+    ctx.first_values([heatmaps, mask, note, about], first_values)
     # A page in Chinese opens on the chapter's Chinese sentence (the first view is drawn for the English one)
     if ctx.shown is not None:
         ctx.shown(None, sentence, sentence, js=ZH_SENTENCE_JS.replace("EN", json.dumps(SENTENCE))
                   .replace("ZH", json.dumps(ZH_SENTENCE, ensure_ascii=False)), queue=False)
-    # after the trained model's panel, the random one shows its variant's own controls again (not every group)
-    weights.change(None, variant, [n_heads, scaled, about, *groups], js=_switch_js(registry, names))
     # An example is typed into the sentence box by the page, as a student types: the box's own change is then
     # the one event (a click event of its own cost a second dispatch, ~40 ms, docs/app.md)
     if "demo" in ctx.shared:
@@ -236,7 +250,7 @@ ZH_SENTENCE_JS = """(s) => {
 }"""
 
 SWITCH_JS = """async (name) => {
-  await new Promise((done) => requestAnimationFrame(() => setTimeout(done)));  // the new view paints first
+  await new Promise((done) => requestAnimationFrame(() => setTimeout(done)));  // what was shown paints first
   const t = TABLE[name], names = NAMES;
   if (!t) return new Array(3 + names.length).fill(undefined);  // unknown here: the server's view says why
   const lang = (document.documentElement.lang || "en").toLowerCase(), langs = Object.keys(t.about);
@@ -245,6 +259,28 @@ SWITCH_JS = """async (name) => {
   const up = (props) => Object.assign({__type__: "update"}, props);
   return [up({interactive: t.heads}), up({interactive: t.scaling}), t.about[said],
           ...names.map((n) => up({visible: n === name ? true : "hidden"}))];
+}"""
+
+# The weights switch: the side it shows (then, once shown, the random side's variant switch: SWITCH_JS)
+WEIGHTS_JS = """(w) => [{__type__: "update", visible: w === RANDOM}, {__type__: "update", visible: w === TRAINED}]"""
+
+# A toggle: a view that holds its scores is the page's to repaint (the one a click moved is already drawn:
+# core/render/web/softmax.js; one set by the page's code is drawn now); any other asks the server, by `redraw`.
+TOGGLE_JS = """(data, shown) => {
+  const A = window.AttnLab;
+  if (!(data && data.softmax && A && A.repaintFollowers)) return ["draw " + Date.now(), undefined];
+  requestAnimationFrame(() => A.repaintFollowers());
+  return [undefined, typeof shown === "string" && shown.startsWith("open") ? "open " + Date.now() : undefined];
+}"""
+
+# After a view is drawn: the API panel follows it while open; a server-drawn view for toggles the checkboxes no
+# longer show (one moved while it was on its way: TOGGLE_JS saw the view before) is asked for again, once.
+DRAWN_JS = """(shown, data, causal, scaled) => {
+  const open = typeof shown === "string" && shown.startsWith("open") ? "open " + Date.now() : undefined;
+  const now = `${causal ? 1 : 0}${scaled ? 1 : 0}`;
+  const stale = !!(data && !data.softmax && data.toggles && data.toggles !== now && window.AttnLabRedrawn !== data.stamp);
+  if (stale) window.AttnLabRedrawn = data.stamp;  // once per view: a setting the server refuses cannot loop
+  return [open, stale ? "draw " + Date.now() : undefined];
 }"""
 
 

@@ -21,6 +21,7 @@ from core.i18n import mark, t, t_n
 
 from . import i18n
 from .common import CPU_GROUP, Refused, one_sentence, sentence_of
+from .endpoints import CHECKED
 from .inputs import check_value
 
 log = logging.getLogger("attention_lab.ui")
@@ -69,6 +70,7 @@ def check_inputs(block_fn: Any, inputs: list[Any], state: Any = None) -> list[An
     """The event's raw values, each checked against its control (texts cut to TEXT_CAP); ConfigError otherwise."""
     blocks = list(block_fn.inputs)
     names = field_names(block_fn)
+    controls = getattr(getattr(block_fn, "fn", None), CHECKED, None)  # a gr.api endpoint: its controls
     if len(inputs) < len(blocks):
         raise ConfigError(t_n("this request sends {n} value, but the event takes {count}: {names}",
                               "this request sends {n} values, but the event takes {count}: {names}", len(inputs),
@@ -78,7 +80,9 @@ def check_inputs(block_fn: Any, inputs: list[Any], state: Any = None) -> list[An
     for i, (block, name) in enumerate(zip(blocks, names, strict=True)):
         if i in props or getattr(block, "stateful", False):
             continue
-        if state is not None and block._id in state:
+        if controls is not None:
+            block = controls[i]
+        elif state is not None and block._id in state:
             block = state[block._id]  # this session's copy: a slider whose range an event changed
         checked[i] = check_value(block, name, inputs[i])
     return checked

@@ -7,6 +7,7 @@ import gradio as gr
 from core.i18n import mark
 from core.serve import views
 
+from . import endpoints
 from .attention_tab import variant_choices
 from .common import CPU_GROUP, CPU_LIMIT, api_accordion, export_button, never_raises, problem_box, user_errors, view
 from .i18n import static
@@ -37,7 +38,6 @@ def build(ctx) -> None:
             export_button(bars, "causality-bars")
             with api_accordion():
                 payload = gr.JSON(label=static("JSON (the /causality API output)"), open=False)
-                api_call = gr.Button(visible=False)  # the public /causality endpoint's own (queued) trigger
 
     @user_errors
     def causality(sentence, position, replacement, causal=True, variant="multi-head"):
@@ -53,8 +53,7 @@ def build(ctx) -> None:
 
     inputs, outputs = [sentence, position, replacement, causal, variant], [bars, dependency, summary, payload]
     ctx.warm.append(lambda: causality(sentence.value, position.value, replacement.value, causal.value, variant.value))
-    api_call.click(causality, inputs, outputs, api_name="causality", concurrency_id=CPU_GROUP,
-                   concurrency_limit=CPU_LIMIT)
+    endpoints.publish(causality, "causality", inputs, outputs, concurrency_id=CPU_GROUP, concurrency_limit=CPU_LIMIT)
     # The page's own events skip the queue, as the Attention tab's do (a finished queued event would leave its
     # inputs in every later event's walk, docs/app.md); core.serve.slots bounds their CPU; a mistake is said
     # in the problem box.

@@ -11,6 +11,7 @@ from core.lab.failure_modes import KEYS
 from core.lab.pronoun import CHAPTER_PAIR, CHAPTER_SENTENCE
 from core.serve import chapter
 
+from . import endpoints
 from .common import CPU_GROUP, CPU_LIMIT, api_accordion, problem_box, user_errors, view
 from .i18n import static
 
@@ -87,8 +88,6 @@ def build(ctx) -> None:
         note = gr.Textbox(label=static(TEXT["notes"]), interactive=False, elem_id="interventions-note")
         cards_json = gr.JSON(label=static(TEXT["cards_json"]), open=False)
         payload = gr.JSON(label=static(TEXT["payload"]), open=False)
-        api_call = gr.Button(visible=False)  # the public /failure_modes endpoint's own trigger
-        api_interventions = gr.Button(visible=False)  # the public /interventions endpoint's own (queued) trigger
 
     @user_errors
     def show_cards():
@@ -115,11 +114,11 @@ def build(ctx) -> None:
         v = chapter.interventions(sentence, mode)
         return v.headline, v.chart, {"headers": v.headers, "data": v.table}, v.prediction, v.measured, v.note, v.payload
 
-    kwargs = dict(concurrency_id=CPU_GROUP, concurrency_limit=CPU_LIMIT, show_progress="minimal")
+    queued = dict(concurrency_id=CPU_GROUP, concurrency_limit=CPU_LIMIT)
     card_outputs = [*(c for slot in slots for c in slot), cards_json]
     outputs = [headline, chart, table, prediction, measured, note, payload]
-    api_call.click(failure_modes, None, cards_json, api_name="failure_modes", **kwargs)
-    api_interventions.click(interventions, [sentence, mode], outputs, api_name="interventions", **kwargs)
+    endpoints.publish(failure_modes, "failure_modes", [], [cards_json], **queued)
+    endpoints.publish(interventions, "interventions", [sentence, mode], outputs, **queued)
     # The page's own events skip the queue, as the Attention tab's do (a finished queued event would leave its
     # inputs in every later event's walk, docs/app.md); core.serve.slots bounds their CPU; a mistake is said in
     # the problem box.

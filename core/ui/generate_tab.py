@@ -11,6 +11,7 @@ from core.model import PRESETS
 from core.render.generate_views import HEADERS, steps_headers
 from core.serve import generate
 
+from . import endpoints
 from .common import CPU_GROUP, CPU_LIMIT, api_accordion, export_button, problem_box, user_errors, view
 from .i18n import static
 
@@ -139,7 +140,6 @@ def build(ctx) -> None:
     with api_accordion():
         api_position = gr.Number(value=-1, precision=0, minimum=generate.POSITIONS[0],
                                  maximum=generate.POSITIONS[1], label=static(TEXT["api_position"]), visible=False)
-        api_call = gr.Button(visible=False)  # the public /next_words endpoint's own trigger
         next_payload = gr.JSON(label=static(TEXT["next_payload"]), open=False)
         step_payload = gr.JSON(label=static(TEXT["step_payload"]), open=False)
         many_payload = gr.JSON(label=static(TEXT["many_payload"]), open=False)
@@ -190,8 +190,8 @@ def build(ctx) -> None:
     ctx.first_values([*saved, caption, many_table], first)
     ctx.filled_on_show(cache_table)  # (its headers too, in the page's language)
 
-    api_call.click(next_words, [sentence, api_position, temperature, top_k, seed, model], predicted,
-                   api_name="next_words", **queued)
+    endpoints.publish(next_words, "next_words", [sentence, api_position, temperature, top_k, seed, model], predicted,
+                      **queued)
     # The page's short events skip the queue, as the Attention tab's do (a finished queued event would leave its
     # inputs in every later event's walk, docs/app.md); core.serve.slots bounds their CPU; a mistake is said in
     # the problem box. Generating (a step, n words) stays queued.

@@ -7,6 +7,7 @@ import gradio as gr
 from core.i18n import mark
 from core.serve import views
 
+from . import endpoints
 from .common import CPU_GROUP, CPU_LIMIT, export_button, problem_box, user_errors, view
 from .i18n import static
 
@@ -17,7 +18,6 @@ SENTENCE = "The cat sat on the mat"
 def build(ctx) -> None:
     gr.Markdown(static("Head 0 of the sentence (multi-head, d_model 16, 2 heads), masked three ways."))
     problem = problem_box("masking-problem")
-    api_call = gr.Button(visible=False)  # the public /masking endpoint's own (queued) trigger
     with gr.Row():
         sentence = gr.Textbox(SENTENCE, label=static("Sentence"), scale=3, elem_id="masking-sentence")
         seed = gr.Number(0, precision=0, label=static("seed"), scale=1)
@@ -36,7 +36,7 @@ def build(ctx) -> None:
 
     ctx.warm.append(lambda: masking(sentence.value, seed.value))
     inputs, outputs = [sentence, seed], [three, three_summary, sqrt_d, sqrt_summary]
-    api_call.click(masking, inputs, outputs, api_name="masking", concurrency_id=CPU_GROUP, concurrency_limit=CPU_LIMIT)
+    endpoints.publish(masking, "masking", inputs, outputs, concurrency_id=CPU_GROUP, concurrency_limit=CPU_LIMIT)
     # the page's own events skip the queue (docs/app.md: a finished queued event costs every later one)
     gr.on([ctx.tab.select, sentence.change, seed.change], user_errors(masking, unqueued=len(outputs)), inputs,
           [*outputs, problem], queue=False, api_visibility="private", trigger_mode="always_last",

@@ -2,16 +2,14 @@
 
 from __future__ import annotations
 
-import copy
-from functools import lru_cache
-
 import gradio as gr
 
-from core.i18n import current, mark, t
+from core.i18n import mark, t
 from core.model import PRESETS
-from core.serve.plugins import model_size
+from core.serve.plugins import counted_size
 from core.serve.views import model_chart
 
+from . import endpoints
 from .attention_tab import variant_choices
 from .common import CPU_GROUP, CPU_LIMIT, api_accordion, export_button, problem_box, user_errors, view
 from .i18n import static
@@ -53,26 +51,19 @@ cache; a sliding window keeps the parameters but caps how many tokens the cache 
                                column_widths=["40%", "30%", "30%"])  # (fits half of 1024 px: cells wrap)
     with api_accordion():
         payload = gr.JSON(label=static("JSON (the /model_size API output)"), open=False)
-        api_call = gr.Button(visible=False)  # the public /model_size endpoint's own (queued) trigger
-
-    @lru_cache(maxsize=64)
-    def counted(preset: str, variant: str, n_kv_heads: float, window: float, language: str):
-        """Counted on the meta device: once per setting and language (the tables are words); the class shares it."""
-        return model_size(registry, preset, variant, n_kv_heads, window)
 
     @user_errors
     def size(preset: str, variant: str, n_kv_heads: float, window: float):
         """Parameter breakdown and KV-cache size for a preset over a variant."""
-        parts, compare, summary, numbers = copy.deepcopy(counted(preset, variant, n_kv_heads, window,
-                                                                 current()))  # the caller's own copy
+        parts, compare, summary, numbers = counted_size(registry, preset, variant, n_kv_heads, window)
         return (model_chart(numbers), {"headers": [t(h) for h in PARTS_HEADERS], "data": parts},
                 {"headers": [t(h) if h else h for h in COMPARE_HEADERS], "data": compare}, summary, numbers)
 
     inputs, outputs = [preset, variant, n_kv, window], [chart, parts, compare, summary, payload]
     ctx.first_values([parts, compare], lambda: (gr.skip(), gr.skip()))  # none to send: filled when the tab is shown
-    ctx.warm.append(lambda: counted(*(c.value for c in inputs), "en"))  # GPT-2 counted on the meta device
+    ctx.warm.append(lambda: counted_size(registry, *(c.value for c in inputs)))  # GPT-2 counted on the meta device
     triggers = [*(c.change for c in inputs), *([ctx.tab.select] if getattr(ctx, "tab", None) else [])]
-    api_call.click(size, inputs, outputs, api_name="model_size", concurrency_id=CPU_GROUP, concurrency_limit=CPU_LIMIT)
+    endpoints.publish(size, "model_size", inputs, outputs, concurrency_id=CPU_GROUP, concurrency_limit=CPU_LIMIT)
     # filled when the tab is first opened; the page's own events skip the queue (counted on the meta device,
     # cached: milliseconds; a finished queued event would cost every later event of the page, docs/app.md)
     gr.on(triggers, user_errors(size, unqueued=len(outputs)), inputs, [*outputs, problem], queue=False,

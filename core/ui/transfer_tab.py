@@ -5,9 +5,10 @@ from __future__ import annotations
 import gradio as gr
 
 from core.i18n import mark, t
-from core.lab import transfer_report
+from core.serve import transfer as transfers
 from core.transfer import MISTAKES
 
+from . import endpoints
 from .common import CPU_GROUP, CPU_LIMIT, api_accordion, problem_box, user_errors
 from .i18n import static
 
@@ -18,9 +19,9 @@ OTHERS_HEADERS = [mark("transfer"), mark("max |diff|"), mark("verdict")]
 
 def _outputs(ctx, seed, d_in, d_out, mistake):
     """The tab's values for one setting: shapes, both outputs, verdict, JSON, and the other two transfers."""
-    r = transfer_report.v2_to_v1(seed, d_in, d_out, mistake)
+    r = transfers.v2_to_v1(seed, d_in, d_out, mistake)
     (cols, v2_rows), (_, v1_rows) = r.outputs_table("v2"), r.outputs_table("v1")
-    others = [[o.title, f"{o.max_abs_diff:.3g}", o.verdict] for o in transfer_report.other_transfers(ctx.registry, seed)]
+    others = [[o.title, f"{o.max_abs_diff:.3g}", o.verdict] for o in transfers.other_transfers(ctx.registry, seed)]
     return (
         {"headers": [t(h) for h in SHAPE_HEADERS], "data": r.shapes},
         {"headers": cols, "data": v2_rows},
@@ -52,7 +53,6 @@ def build(ctx) -> None:
                           column_widths=["28%", "14%", "58%"], elem_id="transfer-others")  # the verdict wraps, whole
     with api_accordion():
         payload = gr.JSON(label=static("JSON (the /transfer API output)"), open=False)
-        api_call = gr.Button(visible=False)  # the public /transfer endpoint's own (queued) trigger
 
     @user_errors
     def transfer(seed=123, d_in=3, d_out=2, mistake="none"):
@@ -62,7 +62,7 @@ def build(ctx) -> None:
     inputs, outputs = [seed, d_in, d_out, mistake], [shapes, out_v2, out_v1, verdict, others, payload]
     tables = [shapes, out_v2, out_v1, others]  # no first values to send: the tab fills them when it is shown
     ctx.first_values(tables, lambda: tuple(gr.skip() for _ in tables))
-    api_call.click(transfer, inputs, outputs, api_name="transfer", concurrency_id=CPU_GROUP, concurrency_limit=CPU_LIMIT)
+    endpoints.publish(transfer, "transfer", inputs, outputs, concurrency_id=CPU_GROUP, concurrency_limit=CPU_LIMIT)
     # the page's own events skip the queue (docs/app.md: a finished queued event costs every later one)
     gr.on([ctx.tab.select, seed.change, d_in.release, d_out.release, mistake.change],
           user_errors(transfer, unqueued=len(outputs)), inputs, [*outputs, problem], queue=False,

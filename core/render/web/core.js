@@ -220,7 +220,7 @@
       element.appendChild(root);
     }
     const ctx = { trigger: trigger, state: {}, props: props };
-    ctx.repaint = () => { if (root.clientWidth) A.draw(root, props.value, ctx); };
+    ctx.repaint = (skipSame) => { if (root.clientWidth) A.draw(root, props.value, ctx, skipSame); };
     if (A.follow) A.follow(ctx);
     let width = -1, pending = false;
     const redraw = (force) => {

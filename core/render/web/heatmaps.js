@@ -52,22 +52,20 @@
     const rows = data.rows || [], cols = data.cols || rows, colsAreTokens = !data.cols || data.col_tokens;
     let heads = A.unpackHeads(data.heads);
     const labels = data.labels || {};
+    let legendItems = labels.legend, said = labels.check_text;
     if (data.softmax) { // the page's own weights for the checkboxes as they are now (softmax.js)
-      const t = A.toggles(data.softmax);
+      const sm = data.softmax, t = A.toggles(sm), key = A.setting(t);
       heads = A.softmaxHeads(data, t.causal, t.scaled);
-    }
-    let legendItems = labels.legend;
-    if (data.fit_scale && A.fittedScale) { // a long sentence: colours fitted to the weights drawn, and said so
-      const scale = A.fittedScale(data.scale, heads);
-      data = Object.assign({}, data, { scale: scale });
-      legendItems = (legendItems || []).map((it) => (it.swatch === "scale" && labels.scale_fitted
-        ? Object.assign({}, it, { text: A.fill(labels.scale_fitted, { max: A.num(scale.max, 2) }) }) : it));
-    }
-    if (data.softmax) { // the "blocked" swatch only while the page's mask blocks something
-      const anyBlocked = heads.some((h) => h.blocked);
+      said = sm.checks ? sm.checks[key] : said; // the server's check line for this setting (core.lab.session)
+      if (sm.scales) { // a long sentence: the colours fitted to these weights (core.render.matrix), and said so
+        data = Object.assign({}, data, { scale: sm.scales[key] });
+        legendItems = (legendItems || []).map((it) => (it.swatch === "scale" && sm.legends
+          ? Object.assign({}, it, { text: sm.legends[key] }) : it));
+      }
+      const anyBlocked = heads.some((h) => h.blocked); // the "blocked" swatch only while the mask blocks something
       legendItems = (legendItems || []).filter((it) => it.swatch !== "blocked" || anyBlocked);
+      data = Object.assign({}, data, { heads: heads });
     }
-    if (data.softmax || data.fit_scale) data = Object.assign({}, data, { heads: heads });
     const tip = A.tooltip(root);
     const fam = getComputedStyle(root).fontFamily || "sans-serif";
     const yTitle = 26;
@@ -227,7 +225,7 @@
     }
     frag.appendChild(grid);
     if (labels.note) frag.appendChild(A.el("div", "al-note", labels.note)); // under the heads: they come first
-    if (data.check && A.checkLine) { // measured on the weights drawn: it follows the page's own softmax
+    if (data.check && said) { // measured on the weights drawn (by the server, for each setting of the toggles)
       // a live region (polite): kept from one drawing to the next, so a screen reader says each new check
       let check = state.checkLine;
       if (!check) {
@@ -237,7 +235,6 @@
         check.append(A.el("span", "al-check-title"), A.el("span", "al-check-text"));
       }
       const [t1, t2] = check.children;
-      const said = data.softmax ? A.checkLine(heads, labels) : labels.check_text || A.checkLine(heads, labels);
       if (t1.textContent !== (labels.check_title || "")) t1.textContent = labels.check_title || "";
       if (t2.textContent !== said) t2.textContent = said;
       check.classList.toggle("al-cjk", A.CJK.test(said));

@@ -1,12 +1,15 @@
 // The page's own softmax: a view that carries the raw scores (data.softmax, core.render.matrix.softmax_inputs)
 // is redrawn by the page when the causal or √d checkbox moves, without waiting for the server: scale by
 // 1/√head_dim, -inf where the mask blocks, then a numerically stable softmax (the row's maximum subtracted).
-// The server sends the scores only for variants whose weights are exactly that (core.lab.page_softmax).
+// The server sends the scores only for variants whose weights are exactly that (core.lab.page_softmax), with the
+// check line and (a long sentence) the colour scale of each setting of the toggles, measured there: the page picks.
+// A toggle of such a view is the page's alone: the Attention tab's gate sends it to the server only when the view
+// on the page has no scores (core/ui/attention_tab.py, TOGGLE_JS), so the server never computes a view twice.
 (function () {
   "use strict";
   const A = window.AttnLab;
   if (!A || !A.needs) throw new Error("softmax.js needs core.js, loaded before it");
-  A.needs("softmax.js", ["unpack", "fill"]);
+  A.needs("softmax.js", ["unpack"]);
 
   const unpacked = new WeakMap(); // data.softmax -> its matrices, unpacked once
   function inputs(sm) {
@@ -63,50 +66,15 @@
     });
   };
 
-  const g2 = (x) => String(Number(x.toPrecision(2))); // Python's f"{x:.2g}" for the numbers a check line holds
-
-  // The check line under the heads, measured on the weights drawn (core.lab.session.RowCheck.line's words).
-  A.checkLine = function (heads, labels) {
-    let error = 0, above = 0, onBlocked = 0, rows = 0;
-    for (const head of heads) {
-      head.values.forEach((row, i) => {
-        let sum = 0;
-        for (let j = 0; j < row.length; j++) {
-          const v = Number(row[j]);
-          sum += v;
-          if (j > i) above += v;
-          if (head.blocked && head.blocked[i][j]) onBlocked += v;
-        }
-        error = Math.max(error, Math.abs(sum - 1));
-        rows += 1;
-      });
-    }
-    if (!Number.isFinite(error)) return labels.check_nonfinite;
-    const r = error < 1e-5 ? labels.check_rows : A.fill(labels.check_rows_off, { error: g2(error) });
-    const future = above === 0 ? labels.check_zero : A.fill(labels.check_leak, { value: g2(above / rows) });
-    if (onBlocked === 0) return A.fill(labels.check_line, { rows: r, future: future });
-    return A.fill(labels.check_line_blocked, { rows: r, future: future,
-      blocked: A.fill(labels.check_mean, { value: g2(onBlocked / rows) }) });
-  };
-
-  // A colour scale fitted to the weights drawn: 0 to their 95th percentile, rounded up to 0.05 (the first rows'
-  // large weights drawn at full colour); core.render.matrix.fitted_scale computes the same.
-  A.fittedScale = function (scale, heads) {
-    const all = [];
-    for (const head of heads) for (const row of head.values) for (const v of row) if (v > 0) all.push(Number(v));
-    all.sort((a, b) => a - b);
-    const top = all.length ? all[Math.floor(0.95 * (all.length - 1))] : 1;
-    const max = Math.min(1, Math.max(0.05, Math.ceil(top * 20 - 1e-9) / 20));
-    const ticks = [0, 1, 2, 3, 4].map((n) => Math.round((max * n) / 4 * 1e6) / 1e6);
-    return Object.assign({}, scale, { min: 0, max: max, ticks: ticks });
-  };
+  // The key of one setting of the toggles in a softmax view's tables of check lines and colour scales
+  // (core.render.matrix.setting: "10" = causal, not scaled).
+  A.setting = function (t) { return `${t.causal ? 1 : 0}${t.scaled ? 1 : 0}`; };
 
   // What a softmax view draws: its scores and sentence (data.softmax.key) and the checkboxes' settings now.
   A.paintKey = function (data) {
     const sm = data && data.softmax;
     if (!sm || !sm.key) return null;
-    const t = A.toggles(sm);
-    return `${sm.key}:${t.causal ? 1 : 0}${t.scaled ? 1 : 0}`;
+    return `${sm.key}:${A.setting(A.toggles(sm))}`;
   };
 
   // The views that follow a checkbox: redrawn by the page the moment it changes. Gradio hears of the change
@@ -115,6 +83,14 @@
   // events are held, then dispatched again, in order, once the new weights are on screen.
   const followers = new Set();
   A.follow = function (ctx) { followers.add(ctx); };
+  // A toggle set by the page's code (a lab link, a lesson's "open in the lab") rather than a click: the views that
+  // follow the checkboxes are drawn again for their state now (a view already drawn for it is left as it is).
+  A.repaintFollowers = function () {
+    for (const ctx of followers) {
+      const data = ctx.props && ctx.props.value;
+      if (data && data.softmax) ctx.repaint(true);
+    }
+  };
   const following = (t) => {
     const out = [];
     for (const ctx of followers) {
