@@ -12,7 +12,7 @@ from core.lab import lesson_format as fmt
 from core.lab import lesson_shelf
 
 LESSONS = ("chapter", "v1-v2", "by-hand")
-UNMEASURED = ("real-chapter", "sink", "cost")  # a real model (none here), a saved benchmark
+UNMEASURED = ("real-chapter", "sink")  # a real model (none here: it says how to name one)
 NO_NUMBER = {  # steps whose claim is in words only (no number, no inequality): the view shows it, nothing to compare
     "chapter": ("Scores: every query against every key", "Output: a weighted sum of the values",
                 "Do not mythologise attention weights", "What taking a head out costs"),

@@ -33,6 +33,7 @@ MEASURES: dict[str, tuple[tuple[str, ...], str]] = {
     "heads": (MATRICES, mark("maps side by side")),
     "nan": (MATRICES, mark("cells that are NaN")),
     "last": (CHARTS, mark("the last point")),
+    "growth": (CHARTS, mark("the last point over the one before")),
     "moved before": (("causality",), mark("every row before the edited token moved by")),
     "moved from": (("causality",), mark("every row from the edited token on moved by")),
 }

@@ -75,9 +75,11 @@ def _chart_values(e: Expect, view: dict[str, Any]) -> tuple[float, ...]:
         ys = [v for v in panel["series"][0]["y"]]
         ys = ys[:at] if e.measure == "moved before" else ys[at:]
         return tuple(math.nan if v is None else float(v) for v in ys)
-    if e.measure == "last":  # each line's last point: where a run ended
-        ends = [[float(v) for v in s.get("y", ()) if v is not None and math.isfinite(v)][-1:] for s in lines]
-        return tuple(v for end in ends for v in end)
+    if e.measure in ("last", "growth"):  # each line's last point (where a run ended), or its ratio to the one before
+        ends = [[float(v) for v in s.get("y", ()) if v is not None and math.isfinite(v)][-2:] for s in lines]
+        if e.measure == "last":
+            return tuple(end[-1] for end in ends if end)
+        return tuple(end[1] / end[0] for end in ends if len(end) == 2 and end[0] != 0)
     ys = [float(v) for s in lines for v in s.get("y", ()) if v is not None and math.isfinite(v)]
     if not ys:
         return ()
