@@ -118,10 +118,10 @@
   };
 
   // After each move (core/ui/lesson_tab.py MARK_JS wrote #lesson's data attributes, the public contract): the
-  // address. first: the page's first step, whose address a lab link (?sentence=...) or a handout keeps.
+  // address. first: the page's first step, whose address (bare, a lab link's ?sentence=..., a handout's) is kept.
   L.marked = function (first) {
     const q = query();
-    if (first && LAB_KEYS.some((k) => q.has(k)) && !q.has("lesson")) return;
+    if (first && !q.has("lesson")) return; // the bare address (or a lab link's) stays until the presenter moves
     if (first && q.get("print") === "1") return;
     L.address();
   };
