@@ -94,9 +94,18 @@ def tab_name(tab: str, lang: str) -> str:
     return lookup(tab, "zh-CN") if lang == "zh" else tab
 
 
+def reveal(page) -> None:
+    """A step that opens on its question for the class (`ask:`): the next press shows its view and check."""
+    page.wait_for_selector("#lesson[data-step]:not([data-step=''])", state="attached")
+    if page.locator("#lesson[data-phase=ask]").count():
+        page.locator("body").press("ArrowRight")
+        page.wait_for_selector("#lesson:not([data-phase])", state="attached")
+
+
 def show_lesson(page, app_url: str, lesson: str) -> None:
     """A lesson's first step, opened by its link, its view drawn."""
     page.goto(f"{app_url}?lesson={lesson}&step=1")
+    reveal(page)
     page.wait_for_selector("#lesson-view .al-root[data-stamp]:not([data-stamp=''])")
     settle(page)
 

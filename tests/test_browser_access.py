@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.pages import LESSONS, TABS, TIMEOUT, VIEW, open_tab, redrawn, show_lesson, show_tab, stamp
+from tests.pages import LESSONS, TABS, TIMEOUT, VIEW, open_tab, redrawn, reveal, show_lesson, show_tab, stamp
 
 pytestmark = pytest.mark.browser
 ROOT = Path(__file__).resolve().parents[1]
@@ -209,6 +209,7 @@ def test_the_check_line_is_a_live_region_and_a_refused_setting_is_announced(keyb
 def test_a_keyboard_alone_walks_a_lesson_and_hears_each_step(keyboard_page, app_url):
     page = keyboard_page
     page.goto(f"{app_url}?lesson=chapter&step=1")
+    reveal(page)  # (its question first)
     page.wait_for_selector("#lesson-view .al-root[data-stamp]:not([data-stamp=''])")
     page.wait_for_selector("#lesson-where[aria-live=polite]")  # the step line is a live region
     where = page.locator("#lesson-where")

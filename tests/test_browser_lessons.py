@@ -102,6 +102,18 @@ def at_step(page, name: str, k: int) -> None:
     page.wait_for_selector(f"#lesson[data-lesson='{name}'][data-step='{k}']")
 
 
+def revealed(page, step) -> None:
+    """A step with a question (`ask:`) shows it alone first, no view and no check; the next press reveals them."""
+    if not getattr(step, "ask", ""):
+        assert page.locator("#lesson[data-phase=ask]").count() == 0, step.title
+        return
+    page.wait_for_selector("#lesson[data-phase=ask]")
+    assert page.locator("#lesson-text .al-ask-question").inner_text().strip() == " ".join(step.ask.split())
+    assert page.locator("#lesson-view .al-root").evaluate("r => r.childElementCount") == 0
+    page.keyboard.press("ArrowRight")
+    page.wait_for_selector("#lesson:not([data-phase])")
+
+
 def shows(page, lab, step) -> None:
     """The view drawn is the step's preset one (its stamp), its row lit; everything fits 1024×768, and the text is
     as tall as the estimate `attention-lab lesson check` warns by (core.lab.lesson_fit) says, within 10%."""
@@ -136,19 +148,21 @@ def test_every_lesson_walks_end_to_end_with_a_clickers_keys(page, lab, shelf, ap
         at_step(page, name, 1)
         assert page.locator("#lesson-text h2").inner_text().strip() == lesson.steps[0].title
         for k, step in enumerate(lesson.steps, start=1):
+            revealed(page, step)
             shows(page, lab, step)
-            if k < len(lesson.steps):
-                page.locator("body").press(NEXT_KEYS[k % len(NEXT_KEYS)])
-                at_step(page, name, k + 1)
+            page.locator("body").press(NEXT_KEYS[k % len(NEXT_KEYS)])
+            at_step(page, name, k + 1 if k < len(lesson.steps) else "end")  # after the last step: the end screen
         page.keyboard.press("ArrowLeft")
-        at_step(page, name, len(lesson.steps) - 1)
+        at_step(page, name, len(lesson.steps))
         page.keyboard.press("PageUp")
-        at_step(page, name, len(lesson.steps) - 2)
+        at_step(page, name, len(lesson.steps) - 1)
 
 
 def test_the_chapter_opens_on_it_finding_the_damages_under_the_trained_weights(page, app_url):
     page.goto(app_url)
     at_step(page, "chapter", 1)
+    if page.locator("#lesson[data-phase=ask]").count():  # its question first ("which earlier word?"), then the view
+        page.keyboard.press("ArrowRight")
     page.wait_for_selector("#lesson-view .al-root[data-stamp]:not([data-stamp=''])")
     lit = page.locator("#lesson-view .al-y .al-label.al-on").all_inner_texts()
     assert lit == ["4 它"]
@@ -170,6 +184,7 @@ def test_a_deep_link_opens_exactly_its_step(page, lab, shelf, app_url):
     step = shelf.get("by-hand", page.lang).steps[5]
     page.goto(f"{app_url}?lesson=by-hand&step=6")
     at_step(page, "by-hand", 6)
+    revealed(page, step)
     shows(page, lab, step)
     assert page.locator("#lesson-text h2").inner_text().strip() == step.title
     page.locator("#lesson-status-box").get_by_role("button").first.click()  # what loaded, and what did not
@@ -212,6 +227,7 @@ def test_heads_too_small_side_by_side_become_one_focused_head_with_thumbnails(pa
     k = next(i for i, st in enumerate(lesson.steps, start=1) if st.state.get("heads", 0) >= 4)  # the multi-head step
     page.goto(f"{app_url}?lesson={name}&step={k}")
     at_step(page, name, k)
+    revealed(page, lesson.steps[k - 1])
     shows(page, lab, lesson.steps[k - 1])
     thumbs = page.locator("#lesson-view .al-thumb")
     assert thumbs.count() == lesson.steps[k - 1].state["heads"]

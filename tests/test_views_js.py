@@ -31,7 +31,7 @@ def draw(page, data: dict) -> None:
 def test_every_view_file_loads_after_core_and_names_what_it_misses_before_it(browser):
     page, errors = page_with(browser)
     assert errors == [] and page.evaluate("Object.keys(AttnLab.views).sort()") == [
-        "chart", "headview", "heatmaps", "modelview"]
+        "chart", "handout", "headview", "heatmaps", "modelview"]
     page.close()
     for name in web.SCRIPTS[1:]:
         alone, errors = page_with(browser, (name,))

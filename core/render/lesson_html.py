@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from functools import cache, lru_cache
+from html.parser import HTMLParser
 from urllib.parse import urlsplit
 
 from markdown_it import MarkdownIt
@@ -65,3 +66,36 @@ def _html(title: str, text: str, images: tuple[tuple[str, str], ...]) -> str:
 def step_html(title: str, text: str, images: Mapping[str, str] | None = None) -> str:
     """A step's title (a level-2 heading) and text as HTML; images: each src the text writes -> its address."""
     return _html(title, text, tuple(sorted((images or {}).items())))
+
+
+class _Tree(HTMLParser):
+    """The renderer's HTML as nested lists, [tag, {attribute: value}, child, ...] (text as str), kept to ALLOWED."""
+
+    def __init__(self) -> None:
+        super().__init__(convert_charrefs=True)
+        self.root: list = ["div", {}]
+        self.open: list[list] = [self.root]
+
+    def handle_starttag(self, tag, attrs) -> None:
+        if tag not in ALLOWED:
+            return
+        node = [tag, {k: v or "" for k, v in attrs if k in ALLOWED[tag]}]
+        self.open[-1].append(node)
+        if tag not in ("br", "hr", "img"):
+            self.open.append(node)
+
+    def handle_endtag(self, tag) -> None:
+        if len(self.open) > 1 and self.open[-1][0] == tag:
+            self.open.pop()
+
+    def handle_data(self, data) -> None:
+        self.open[-1].append(data)
+
+
+def tree(made: str) -> list:
+    """HTML this module made, as a tree a page builds with createElement and textContent (the handout's steps: no
+    script turns a string into markup); only ALLOWED elements and attributes are kept."""
+    parser = _Tree()
+    parser.feed(made)
+    parser.close()
+    return parser.root

@@ -19,8 +19,9 @@ from .colors import CATEGORICAL, HEADS_DARK
 
 ASSETS = Path(__file__).resolve().parent / "web"
 SCRIPTS = ("core.js", "access.js", "softmax.js", "axes.js", "cells.js", "cursor.js", "heatmaps.js", "thumbs.js",
-           "headview.js", "modelview.js", "charts.js")  # in this order
+           "headview.js", "modelview.js", "charts.js", "handout.js")  # in this order
 STYLES = ("views.css", "tabs.css")  # the lab views; the other tabs' own layout
+LESSON = ("lesson.css", "lesson.js")  # the Lesson tab's screen: its layout, presenting, printing, a clicker's keys
 TEMPLATE = '<div class="al-root"></div>'  # static: the script draws inside it, Gradio never re-renders it
 JS_ON_LOAD = "window.AttnLab.mount(element, props, watch, trigger);"
 URL_PREFIX = "gradio_api/file="  # relative to the page, so it works behind a root path (a Space) too
@@ -30,7 +31,7 @@ URL_PREFIX = "gradio_api/file="  # relative to the page, so it works behind a ro
 def version() -> str:
     """A short hash of every asset: changes whenever one of them does."""
     h = hashlib.blake2b(digest_size=6)
-    for name in (*SCRIPTS, *STYLES):
+    for name in (*SCRIPTS, *STYLES, *LESSON):
         h.update((ASSETS / name).read_bytes())
     return h.hexdigest()
 
@@ -57,6 +58,13 @@ def head() -> str:
     links = "".join(f'<link rel="stylesheet" href="{url(n)}">' for n in STYLES)
     tags = "".join(f'<script src="{url(n)}"></script>' for n in SCRIPTS)
     return config_script() + links + tags
+
+
+@lru_cache(maxsize=1)
+def lesson_head() -> str:
+    """The <head> tags of the Lesson tab's screen (its own CSS, then its page code)."""
+    return "".join(f'<link rel="stylesheet" href="{url(n)}">' if n.endswith(".css") else f'<script src="{url(n)}"></script>'
+                   for n in LESSON)
 
 
 def stamp(*parts: object) -> str:

@@ -95,7 +95,8 @@ def build_demo(registry: Registry | None = None) -> gr.Blocks:
     # The window's title is the app's name in every language: Gradio writes it into the page's link-preview tags
     # as is (a translation key there would read "__i18n__{...}"); the page's own header is translated.
     with gradio_seams.LabBlocks(title="Attention Lab", analytics_enabled=False, delete_cache=DELETE_CACHE) as demo:
-        gr.Markdown(static("# Attention Lab\nThe attention layer of GPT-style models, one stage at a time."))
+        gr.Markdown(static("# Attention Lab\nThe attention layer of GPT-style models, one stage at a time."),
+                    elem_id="app-header")  # (hidden while a lesson is presented)
         tabs = []
         ctx.shared["demo"] = demo  # for a tab's demo.load (the Lesson tab opens ?lesson=NAME&step=N)
         ctx.shared["tabs"] = [m.rsplit(".", 1)[1] for m in TABS]  # the tabs' modules in order ("open in the lab")

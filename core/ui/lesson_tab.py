@@ -10,12 +10,26 @@ import gradio as gr
 
 from core.i18n import mark, t
 from core.lab.lesson_format import MISTAKES, MODES
-from core.render.tokens import visible
+from core.render import web
 from core.serve import lessons
 
 from . import access, i18n, lab_link, trained_panel
 from .common import never_raises, sentence_of, view
 from .i18n import static
+from .lesson_handout import handout
+from .lesson_moves import END, At, arrive, asks, linked, loads, moved
+from .lesson_screens import (  # noqa: F401 - where_html, failed_html, missing_html, loaded_text: the tab's pieces
+    MESSAGES,
+    ask_html,
+    end_html,
+    failed_html,
+    loaded_text,
+    missing_html,
+    no_step,
+    notes_html,
+    outline_html,
+    where_html,
+)
 
 TITLE = mark("Lesson")
 FIRST = "chapter"  # the lesson a page opens on
@@ -31,102 +45,24 @@ TEXT = {
     "mistake": mark("mistake"),
     "mode": mark("Ablation: how a head is taken out"),
     "status": mark("Which lessons loaded"),
-}
-MESSAGES = {
-    "where": mark("step {n} of {total}"),
-    "loaded": mark("Lessons loaded: {names}"),  # the names: a name stays a name in every language
-    "none": mark("No lesson loaded."),
-    "failed": mark("Lesson files that did not load ({n}); the other lessons did:"),
-    "failed_lesson": mark("lesson {name}: {sentence}"),  # a file that got as far as naming its lesson
-    "not_loaded": mark("The lesson {name} did not load, so it is not shown: {sentence}"),
-    "unknown": mark("There is no lesson called {name}; choose one from the list above."),
+    "present": mark("Present"),
 }
 ABLATIONS = {"zero": mark("zero its output"), "uniform": mark("uniform weights")}  # short: the step's text says more
 CONTROLS = ("causal", "scaled", "sentence", "mistake", "mode")  # every control a step may offer, in this order
-# The presenter's clicker sends → ← PageDown PageUp (and Space): Next and Back, unless a text field has the focus.
-KEYS_JS = """
-if (!window.alLessonKeys) {
-  window.alLessonKeys = true;
-  document.addEventListener("keydown", (ev) => {
-    const lesson = document.getElementById("lesson");
-    if (!lesson || !lesson.offsetParent || ev.altKey || ev.ctrlKey || ev.metaKey) return;
-    const t = ev.target, tag = (t && t.tagName) || "";
-    if (tag === "INPUT" || tag === "TEXTAREA" || tag === "SELECT" || (t && t.isContentEditable)) return;
-    const next = ["ArrowRight", "PageDown", " "].includes(ev.key), back = ["ArrowLeft", "PageUp"].includes(ev.key);
-    if (!next && !back) return;
-    ev.preventDefault();
-    const b = document.querySelector(next ? "#lesson-next" : "#lesson-back");
-    if (b && !b.disabled) b.click();
-  });
-}
-"""
-# #lesson carries data-lesson and data-step (the public contract), copied from the position line after each move.
-MARK_JS = """() => {
+# After each move: #lesson's data-lesson, data-step (the public contract) and the address (core/render/web/lesson.js).
+# (written out here: lesson.js, loaded with the tab's head, may come after the first step)
+MARK = """(first) => {
   const w = document.querySelector("#lesson-where .al-lesson-where"), l = document.getElementById("lesson");
-  if (w && l) { l.dataset.lesson = w.dataset.lesson; l.dataset.step = w.dataset.step; }
+  if (!w || !l) return;
+  l.dataset.lesson = w.dataset.lesson;
+  l.dataset.step = w.dataset.step;
+  if (w.dataset.phase) l.dataset.phase = w.dataset.phase; else delete l.dataset.phase;
+  if (window.AttnLabLesson) window.AttnLabLesson.marked(first);
 }"""
-STYLE = """<style>
-#lesson-text, #lesson-text p, #lesson-text li { font-size: 20px !important; line-height: 1.35; }
-#lesson-text p { margin: 0 0 10px 0 !important; }
-#lesson-text h2 { font-size: 25px !important; margin: 0 0 8px 0 !important; }
-#lesson-text, #lesson-failed { --block-padding: 0px; }
-#lesson-text img { max-width: 100%; max-height: 300px; }
-#lesson-failed:not(:has(.al-lesson-failed)) { display: none !important; }
-.al-lesson-failed { font-size: 15px; line-height: 1.35; border-left: 5px solid #b3261e; padding: 4px 10px;
-                    background: #fdf0ef; color: #1f1f1f; max-height: 30vh; overflow-y: auto; margin-bottom: 8px; }
-.al-lesson-failed p, .al-lesson-failed ul { margin: 0 !important; }
-.al-lesson-failed, .al-lesson-missing { overflow-wrap: anywhere; }
-.al-lesson-failed ul { padding-left: 18px; }
-#lesson-check, #lesson-check p { font-size: 20px !important; font-weight: 500; line-height: 1.3; }
-#lesson-check { border-left: 5px solid #0072B2; padding-left: 10px; }
-.al-lesson-where { font-size: 20px; white-space: nowrap; margin-right: 12px; }
-#lesson-bar { align-items: center; }
-#lesson-lab, #lesson-next, #lesson-back { white-space: nowrap; }
-#lesson-where { flex: 0 0 190px !important; min-width: 190px !important; }
-</style>"""
-
-
-def where_html(name: str, k: int | str, n: int, title: str = "") -> str:
-    """The position line: 'step k of n', with the lesson and step for #lesson's data attributes (escaped); k "" for
-    no step shown (a link to a lesson that did not load); the step's title follows for a screen reader only (the line
-    is a live region: a step change is said)."""
-    text = t(MESSAGES["where"], n=k, total=n) if k != "" else ""
-    said = f'<span class="al-sr">{html.escape(title)}</span>' if title else ""
-    return (f'<span class="al-lesson-where" data-lesson="{html.escape(name)}" data-step="{k}">'
-            f"{html.escape(text)}</span> {said}")
-
-
-def failed_html(shelf) -> str:
-    """The files that did not load, each with its sentence (file, line, why), in the page's language: shown at the
-    top of the Lesson tab, where a teacher looks ("" when every file loaded)."""
-    if not shelf.errors:
-        return ""
-    n = len(shelf.errors)
-    items = "".join(f"<li>{html.escape(visible(_failure(e)))}</li>" for e in shelf.errors)
-    title = t(MESSAGES["failed"], n=n)
-    return f'<div class="al-lesson-failed" role="note"><p>{html.escape(title)}</p><ul>{items}</ul></div>'
-
-
-def _failure(error) -> str:
-    """A file's sentence, with its lesson's name first when the file's own name does not say it."""
-    if error.lesson and error.lesson != error.file.removesuffix(".md").split(".")[0]:
-        return t(MESSAGES["failed_lesson"], name=error.lesson, sentence=str(error))
-    return str(error)
-
-
-def loaded_text(shelf, names: list[str]) -> str:
-    """What loaded, by name and languages (Which lessons loaded)."""
-    if not names:
-        return t(MESSAGES["none"])
-    return t(MESSAGES["loaded"], names=", ".join(f"{n} ({', '.join(shelf.lessons[n])})" for n in names))
-
-
-def missing_html(shelf, name: str) -> str:
-    """A link's lesson that is not shown, in one line: why it did not load, or that there is none of that name."""
-    error = shelf.failed(name)
-    sentence = (t(MESSAGES["not_loaded"], name=repr(name), sentence=str(error)) if error is not None
-                else t(MESSAGES["unknown"], name=repr(name[:40])))
-    return f'<div class="al-lesson-body"><p class="al-lesson-missing">{html.escape(visible(sentence))}</p></div>'
+MARK_JS = f"() => ({MARK})(false)"
+FIRST_MARK_JS = f"() => ({MARK})(true)"
+JUMP_JS = "(p, k) => [p, (window.AttnLabLesson && window.AttnLabLesson.jumpTo) || '']"  # the step the page chose
+PRESENT_JS = "() => window.AttnLabLesson && window.AttnLabLesson.present()"
 
 
 def build(ctx) -> None:
@@ -139,14 +75,16 @@ def build(ctx) -> None:
                                  label=static(TEXT["lesson"]), show_label=False, container=False,
                                  elem_id="lesson-picker", elem_classes=["al-example"], scale=3,
                                  min_width=200)  # titles: the lessons' own
-            where = gr.HTML(where_html(first, 1, 1), elem_id="lesson-where", js_on_load=KEYS_JS, head=STYLE,
-                            min_width=190, scale=0, elem_classes=[access.LIVE])  # a step change is said
-            back = gr.Button(static(TEXT["back"]), elem_id="lesson-back", scale=0, min_width=110)
-            nxt = gr.Button(static(TEXT["next"]), elem_id="lesson-next", variant="primary", scale=0, min_width=110)
-            to_lab = gr.Button(static(TEXT["lab"]), elem_id="lesson-lab", scale=0, min_width=170)
+            where = gr.HTML(where_html(first, 1, 1), elem_id="lesson-where", head=web.lesson_head(),
+                            min_width=170, scale=0, elem_classes=[access.LIVE])  # a step change is said
+            back = gr.Button(static(TEXT["back"]), elem_id="lesson-back", scale=0, min_width=100)
+            nxt = gr.Button(static(TEXT["next"]), elem_id="lesson-next", variant="primary", scale=0, min_width=100)
+            to_lab = gr.Button(static(TEXT["lab"]), elem_id="lesson-lab", scale=0, min_width=150)
+            present_button = gr.Button(static(TEXT["present"]), elem_id="lesson-present", scale=0, min_width=90)
         failed = gr.HTML(failed_html(shelf), elem_id="lesson-failed", padding=False, container=False)
-        with gr.Row(equal_height=False):
-            with gr.Column(scale=1, min_width=320):
+        outline = gr.HTML(elem_id="lesson-outline", padding=False, container=False)  # the O key shows it
+        with gr.Row(equal_height=False, elem_id="lesson-step"):
+            with gr.Column(scale=1, min_width=320, elem_id="lesson-words"):
                 text = gr.HTML(elem_id="lesson-text", padding=False, container=False)  # markdown-it's HTML only
                 check = gr.Markdown(elem_id="lesson-check", sanitize_html=True, elem_classes=[access.LIVE])  # the lab's (tokens escaped)
                 causal = gr.Checkbox(True, label=static(TEXT["causal"]), visible=False, elem_id="lesson-causal")
@@ -157,11 +95,15 @@ def build(ctx) -> None:
                                    visible=False, elem_id="lesson-mistake")
                 mode = gr.Radio([(static(ABLATIONS[m]), m) for m in MODES], value="zero", label=static(TEXT["mode"]),
                                 visible=False, elem_id="lesson-mode")
-            with gr.Column(scale=1, min_width=420):
+                notes = gr.HTML(elem_id="lesson-notes", padding=False, container=False)  # the N key shows them
+            with gr.Column(scale=1, min_width=420, elem_id="lesson-seen"):
                 shown = view(None, elem_id="lesson-view")
         with gr.Accordion(static(TEXT["status"]), open=False, elem_id="lesson-status-box"):
             status = gr.Markdown(elem_id="lesson-status")
+        paper = view(None, elem_id="lesson-handout")  # ?print=1: every step, one per printed page
     position = gr.Textbox(json.dumps([first, 0]), visible=False, elem_id="lesson-position")
+    asked = gr.Textbox("", visible=False)  # the step the outline or the end screen chose (JUMP_JS fills it)
+    jump = gr.Button("", elem_id="lesson-jump", visible="hidden")  # pressed by the page (lesson.js), never seen
     lab_state = gr.JSON(None, visible=False)
     controls = [causal, scaled, sentence, mistake, mode]
 
@@ -178,62 +120,90 @@ def build(ctx) -> None:
         except Exception as exc:  # a teacher's state the view cannot take: one sentence where the check goes
             return None, sentence_of(exc, "lesson"), None
 
-    def present(name: Any, k: Any) -> tuple:
-        """Step k (from 0, held to the lesson) of the lesson: position, text, view, check, controls preset."""
-        lesson = lesson_of(name)
-        if lesson is None:
-            return (json.dumps(["", 0]), "", html.escape(t(MESSAGES["none"])), "", None, None,
-                    *(gr.update(visible=False) for _ in CONTROLS))
-        k = lessons.step_at(lesson, k)
-        step = lesson.steps[k]
+    hidden = tuple(gr.update(visible=False) for _ in CONTROLS)
+
+    def present(lesson, at: At) -> tuple:
+        """A place in the lesson: position, position line, text, check, view, lab state, controls preset, outline and
+        notes. A question shows alone (its view and check come with the next press); after the last step, the end."""
+        n = len(lesson.steps)
+        if at.k >= n:  # the end screen: what the lesson showed, each step a press away
+            return (at.dumps(), where_html(lesson.name, END, n), end_html(lesson), "", None, None, *hidden,
+                    outline_html(lesson, n), "")
+        step = lesson.steps[at.k]
+        line = where_html(lesson.name, *lessons.numbered(lesson, at.k), step.title, "ask" if at.asking else "")
+        extra = (outline_html(lesson, at.k), notes_html(getattr(step, "notes", "")))
+        v, c, lab = drawn(lesson, at.k)  # (cached: the reveal paints from memory; the lab opens on it meanwhile)
+        if at.asking:
+            return (at.dumps(), line, ask_html(step.title, asks(step)), "", None, lab, *hidden, *extra)
         st = lessons.state(step)
-        v, c, lab = drawn(lesson, k)
         ups = [gr.update(visible=name in step.controls, value=st[name]) for name in CONTROLS]
-        return (json.dumps([lesson.name, k]), where_html(lesson.name, *lessons.numbered(lesson, k), step.title),
-                lessons.text_html(lesson, k), c, v, lab, *ups)
+        return (at.dumps(), line, lessons.text_html(lesson, at.k), c, v, lab, *ups, *extra)
 
-    def absent(name: str) -> tuple:
-        """A link to a lesson that is not shown: the one line that says why, no step, no other lesson."""
-        return (json.dumps(["", 0]), where_html(name, "", 0), missing_html(shelf, name), "", None, None,
-                *(gr.update(visible=False) for _ in CONTROLS))
+    def nothing(name: str = "") -> tuple:
+        """No lesson shown: a link to one that is not there (its line says why), or none loaded."""
+        text = missing_html(shelf, name) if name else html.escape(t(MESSAGES["none"]))
+        return (json.dumps(["", 0]), where_html(name, "", 0), text, "", None, None, *hidden, "", "")
 
-    def moved(pos: str, by: int) -> tuple:
-        name, k = lessons.position(pos)
-        lesson = lesson_of(name)
+    def pressed(pos: str, by: int) -> tuple:
+        at = loads(pos)
+        lesson = lesson_of(at.name)
         if lesson is None:  # no lesson shown (a link to one that did not load): the picker opens one
             return tuple(gr.skip() for _ in outputs)
-        return present(name, lessons.step_at(lesson, k, by))
+        return present(lesson, moved(lesson, at, by))
+
+    def jumped(pos: str, k: str) -> tuple:
+        """The outline's or the end screen's choice: that step (its question first)."""
+        lesson = lesson_of(loads(pos).name)
+        if lesson is None:
+            return tuple(gr.skip() for _ in outputs)
+        return present(lesson, arrive(lesson, linked(k if k == END else int(k) + 1, len(lesson.steps))[0]))
+
+    def picked(name: Any, pos: str) -> tuple:
+        """Another lesson chosen: its first step. The picker's input also fires when it loses the focus (Gradio's
+        dropdown): the same lesson chosen again keeps the step shown."""
+        lesson = lesson_of(name)
+        if lesson is None or loads(pos).name == name:
+            return tuple(gr.skip() for _ in outputs)
+        return present(lesson, arrive(lesson, 0))
 
     def changed(pos: str, *values) -> tuple:
         """A control moved: the same step redrawn with the presenter's value."""
-        name, k = lessons.position(pos)
-        lesson = lesson_of(name)
-        if lesson is None:
+        at = loads(pos)
+        lesson = lesson_of(at.name)
+        if lesson is None or at.asking or at.k >= len(lesson.steps):
             return gr.skip(), gr.skip(), gr.skip()
-        v, c, lab = drawn(lesson, lessons.step_at(lesson, k), dict(zip(CONTROLS, values, strict=True)))
-        return v, c, lab
+        return drawn(lesson, at.k, dict(zip(CONTROLS, values, strict=True)))
 
     def opened(request: gr.Request):
-        """The page's first step: ?lesson=NAME&step=N (from 1), else the first lesson; the picker, the files that did
-        not load and the loaded ones, in the page's language. A link to a lesson not shown says why, in one line."""
+        """The page's first step: ?lesson=NAME&step=N (from 1, or end), else the first lesson; the picker, the files
+        that did not load and the loaded ones, in the page's language. A link to a lesson not shown, or to a step
+        its lesson has not, says so in one line."""
         params = dict(getattr(request, "query_params", {}) or {})
-        asked = params.get("lesson")
+        name = params.get("lesson")
         choices = [(lesson_of(n).title, n) for n in names]
-        top = (failed_html(shelf), loaded_text(shelf, names))
-        if isinstance(asked, str) and asked not in names:
-            return (gr.update(choices=choices, value=None), *top, *absent(asked))
-        name = asked if asked in names else first
-        k = lessons.linked_step(params.get("step", "1"))
-        return (gr.update(choices=choices, value=name or None), *top, *present(name, k))
+        loaded = loaded_text(shelf, names)
+        if isinstance(name, str) and name not in names:
+            return (gr.update(choices=choices, value=None), failed_html(shelf), loaded, None, *nothing(name))
+        name = name if name in names else first
+        lesson = lesson_of(name)
+        if lesson is None:
+            return (gr.update(choices=choices, value=None), failed_html(shelf), loaded, None, *nothing())
+        k, known = linked(params.get("step", "1"), len(lesson.steps))
+        note = "" if known else no_step(name, params.get("step", ""), len(lesson.steps))
+        printed = handout(ctx.lab, lesson) if params.get("print") == "1" else None
+        return (gr.update(choices=choices, value=name), failed_html(shelf, note), loaded, printed,
+                *present(lesson, arrive(lesson, k)))
 
-    outputs = [position, where, text, check, shown, lab_state, *controls]
+    outputs = [position, where, text, check, shown, lab_state, *controls, outline, notes]
     # A step change skips the queue (one round trip: the views are cached); a bug keeps the step shown (logged).
     fast = dict(api_visibility="private", show_progress="hidden", trigger_mode="always_last", queue=False)
-    ctx.shared["demo"].load(opened, None, [picker, failed, status, *outputs], api_visibility="private",
-                            show_progress="hidden").then(None, js=MARK_JS)
-    picker.input(kept(lambda n: present(n, 0), len(outputs)), picker, outputs, **fast).then(None, js=MARK_JS)
-    back.click(kept(lambda p: moved(p, -1), len(outputs)), position, outputs, **fast).then(None, js=MARK_JS)
-    nxt.click(kept(lambda p: moved(p, +1), len(outputs)), position, outputs, **fast).then(None, js=MARK_JS)
+    ctx.shared["demo"].load(opened, None, [picker, failed, status, paper, *outputs], api_visibility="private",
+                            show_progress="hidden").then(None, js=FIRST_MARK_JS)
+    picker.input(kept(picked, len(outputs)), [picker, position], outputs, **fast).then(None, js=MARK_JS)
+    back.click(kept(lambda p: pressed(p, -1), len(outputs)), position, outputs, **fast).then(None, js=MARK_JS)
+    nxt.click(kept(lambda p: pressed(p, +1), len(outputs)), position, outputs, **fast).then(None, js=MARK_JS)
+    jump.click(kept(jumped, len(outputs)), [position, asked], outputs, js=JUMP_JS, **fast).then(None, js=MARK_JS)
+    present_button.click(None, js=PRESENT_JS)
     for control in controls:
         (control.submit if control is sentence else control.input)(
             kept(changed, 3), [position, *controls], [shown, check, lab_state], **fast)

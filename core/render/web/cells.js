@@ -83,12 +83,15 @@
       ctx.stroke();
     }
     if (showValues) {
-      let px = Math.max(13, Math.min(22, Math.floor(cell * 0.36))); // 13 px at least: read from the back
+      // 16 px and up where the cell has room for its number (read from the back), down to 13 px where it has not
+      let px = Math.max(16, Math.min(22, Math.floor(cell * 0.36)));
       const fam = getComputedStyle(canvas).fontFamily || "sans-serif";
       let lead = true;
       const widest = A.num(s.min < 0 ? -9.99 : 0.99, data.digits);
-      if (textWidth(widest, `${px}px ${fam}`) > cell - 4) lead = false;
-      if (!lead && textWidth(widest.replace("0.", "."), `${px}px ${fam}`) > cell - 4) return;
+      const fits = (text) => textWidth(text, `${px}px ${fam}`) <= cell - 4 && px <= cell - 4;
+      while (px > 13 && !fits(widest)) px--;
+      if (!fits(widest)) lead = false;
+      if (!lead && !fits(widest.replace("0.", "."))) return;
       ctx.font = `${px}px ${fam}`;
       canvas.dataset.valuePx = String(px); // (what a test reads: the numbers' size is not in the DOM)
       ctx.textAlign = "center";
