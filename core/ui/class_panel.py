@@ -1,0 +1,88 @@
+"""The live class on the Lesson tab: a button that starts one, the panel classroom.js draws (the code, the link, the QR
+code; a follower's bar), and the event that moves a follower's lesson to the teacher's step. Layout and wiring only:
+the class itself is core/serve/classroom.py, served by core/serve/class_routes.py.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from functools import lru_cache
+from typing import Any
+
+import gradio as gr
+
+from core.i18n import mark, t
+from core.render import web
+from core.serve.classroom import SENTENCES
+
+from .common import never_raises, sentence_of
+from .i18n import static
+
+START = mark("Start a class")
+SAY = {  # what classroom.js shows, in the page's language: the panel's value
+    "code": mark("Class code"),
+    "code_said": mark("Class code {code}"),  # (for a screen reader: the characters one by one)
+    "open": mark("Students open this address, or scan the code:"),
+    "qr": mark("QR code of the class's address"),
+    "followers": mark("Following: {n}"),
+    "hide": mark("Hide"),
+    "show": mark("Show the code"),
+    "end": mark("End the class"),
+    "following": mark("You follow the teacher."),
+    "away": mark("You are at step {mine}; the class is at step {theirs}."),
+    "follow": mark("Follow the teacher"),
+    "connecting": mark("Joining the class…"),
+    "lost": mark("The connection to the class dropped; joining again…"),
+    "ended": SENTENCES["ended"],
+    "expired": SENTENCES["expired"],
+}
+FILES = ("classroom.js", "classroom.css")
+TEMPLATE = '<div class="al-class-root"></div>'  # static: classroom.js draws inside it
+JS_ON_LOAD = "window.AttnLabClass.mount(element, props, watch, trigger);"
+NOWHERE = json.dumps(["", 0])  # the lesson's position when present() has no lesson of that name
+
+
+def texts() -> dict[str, str]:
+    """The panel's texts in the current language ({fields} are filled by the page)."""
+    return {k: t(v) for k, v in SAY.items()}
+
+
+@lru_cache(maxsize=1)
+def head() -> str:
+    """The panel's script and style, served by the app itself; the URL changes with their content."""
+    h = hashlib.blake2b(digest_size=6)
+    for name in FILES:
+        h.update((web.ASSETS / name).read_bytes())
+    url = f"{web.URL_PREFIX}{web.ASSETS}/{{}}?v={h.hexdigest()}"
+    return f'<link rel="stylesheet" href="{url.format(FILES[1])}"><script src="{url.format(FILES[0])}"></script>'
+
+
+def build(ctx, present, outputs: list, after_js: str) -> None:
+    """The button and the panel (in the tab being built), and the follower's move: present(name, k) -> the values
+    of `outputs`, as the lesson's own Next does; after_js runs after it (#lesson's data attributes)."""
+    with gr.Row(elem_id="class-row"):
+        start = gr.Button(static(START), elem_id="class-start", size="sm", scale=0, min_width=180)
+        panel = gr.HTML(texts(), html_template=TEMPLATE, js_on_load=JS_ON_LOAD, head=head(), elem_id="class-panel",
+                        container=False, padding=False, apply_default_css=False)
+    ctx.first_values([panel], texts)
+    start.click(None, js="() => { window.AttnLabClass && window.AttnLabClass.start(); }")
+
+    def goto(evt: gr.EventData) -> tuple:
+        """The class's step (lesson, step from 1), sent by classroom.js; a lesson this app lacks moves nothing."""
+        data = getattr(evt, "_data", None) or {}
+        lesson, step = data.get("lesson"), data.get("step")
+        if not isinstance(lesson, str) or isinstance(step, bool) or not isinstance(step, int):
+            return tuple(gr.skip() for _ in outputs)
+        shown = present(lesson, step - 1)
+        return shown if shown[0] != NOWHERE else tuple(gr.skip() for _ in outputs)
+
+    def kept(evt: gr.EventData) -> Any:
+        try:
+            return goto(evt)
+        except Exception as exc:  # a bug: logged, the page keeps its step
+            sentence_of(exc, "class")
+            return tuple(gr.skip() for _ in outputs)
+
+    panel.submit(never_raises(kept), None, outputs, api_visibility="private", show_progress="hidden",
+                 trigger_mode="always_last", queue=False).then(None, js=after_js)
