@@ -14,6 +14,7 @@ import gradio as gr
 
 from core.i18n import mark, t
 from core.render import web
+from core.serve.class_asks import ask_of
 from core.serve.classroom import SENTENCES
 
 from .common import never_raises, sentence_of
@@ -34,6 +35,14 @@ SAY = {  # what classroom.js shows, in the page's language: the panel's value
     "follow": mark("Follow the teacher"),
     "connecting": mark("Joining the class…"),
     "lost": mark("The connection to the class dropped; joining again…"),
+    "answered": mark("Answered: {n} of {m}"),
+    "reveal": mark("Show the class's answers"),
+    "conceal": mark("Hide the class's answers"),
+    "chart": mark("The class's answers"),
+    "no_answers": mark("No answers yet."),
+    "number": mark("Your answer, a number"),
+    "send": mark("Send"),
+    "sent": mark("Your answer is in: {answer}"),
     "ended": SENTENCES["ended"],
     "expired": SENTENCES["expired"],
 }
@@ -58,9 +67,15 @@ def head() -> str:
     return f'<link rel="stylesheet" href="{url.format(FILES[1])}"><script src="{url.format(FILES[0])}"></script>'
 
 
-def build(ctx, present, outputs: list, after_js: str) -> None:
+def build(ctx, present, outputs: list, after_js: str, lesson_of) -> None:
     """The button and the panel (in the tab being built), and the follower's move: present(name, k) -> the values
-    of `outputs`, as the lesson's own Next does; after_js runs after it (#lesson's data attributes)."""
+    of `outputs`, as the lesson's own Next does; after_js runs after it (#lesson's data attributes); lesson_of(name)
+    -> the lesson in the page's language (None for a name the app lacks), for what its step asks the class."""
+
+    def ask(name: str, step: int) -> dict | None:
+        lesson = lesson_of(name)
+        return ask_of(lesson.steps[step - 1]) if lesson is not None and 1 <= step <= len(lesson.steps) else None
+
     with gr.Row(elem_id="class-row"):
         start = gr.Button(static(START), elem_id="class-start", size="sm", scale=0, min_width=180)
         panel = gr.HTML(texts(), html_template=TEMPLATE, js_on_load=JS_ON_LOAD, head=head(), elem_id="class-panel",
@@ -69,20 +84,26 @@ def build(ctx, present, outputs: list, after_js: str) -> None:
     start.click(None, js="() => { window.AttnLabClass && window.AttnLabClass.start(); }")
 
     def goto(evt: gr.EventData) -> tuple:
-        """The class's step (lesson, step from 1), sent by classroom.js; a lesson this app lacks moves nothing."""
+        """The class's step (lesson, step from 1), sent by classroom.js: drawn when `draw` (a follower that follows),
+        and what it asks the class in the page's language (the panel's value). A lesson this app lacks moves nothing."""
         data = getattr(evt, "_data", None) or {}
         lesson, step = data.get("lesson"), data.get("step")
+        skip = tuple(gr.skip() for _ in outputs)
         if not isinstance(lesson, str) or isinstance(step, bool) or not isinstance(step, int):
-            return tuple(gr.skip() for _ in outputs)
+            return (*skip, gr.skip())
+        asked = ask(lesson, step)
+        said = {**texts(), "ask": asked and {**asked, "lesson": lesson, "step": step}}
+        if data.get("draw") is False:
+            return (*skip, said)
         shown = present(lesson, step - 1)
-        return shown if shown[0] != NOWHERE else tuple(gr.skip() for _ in outputs)
+        return (*(shown if shown[0] != NOWHERE else skip), said)
 
     def kept(evt: gr.EventData) -> Any:
         try:
             return goto(evt)
         except Exception as exc:  # a bug: logged, the page keeps its step
             sentence_of(exc, "class")
-            return tuple(gr.skip() for _ in outputs)
+            return tuple(gr.skip() for _ in range(len(outputs) + 1))
 
-    panel.submit(never_raises(kept), None, outputs, api_visibility="private", show_progress="hidden",
+    panel.submit(never_raises(kept), None, [*outputs, panel], api_visibility="private", show_progress="hidden",
                  trigger_mode="always_last", queue=False).then(None, js=after_js)

@@ -237,7 +237,7 @@ def build(ctx) -> None:
     for control in controls:
         (control.submit if control is sentence else control.input)(
             kept(changed, 3), [position, *controls], [shown, check, lab_state], **fast)
-    class_panel.build(ctx, present, outputs, MARK_JS)  # a live class follows this lesson (#34)
+    class_panel.build(ctx, present, outputs, MARK_JS, lesson_of)  # a live class follows this lesson (#34)
     ctx.shared.setdefault("after_tabs", []).append(lambda: _wire_lab(ctx, to_lab, lab_state, position))
     ctx.warm.append(lambda: [lessons.show(ctx.lab, s.view, lessons.state(s))
                              for s in (shelf.get(first).steps if first else ())])

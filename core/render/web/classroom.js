@@ -21,6 +21,8 @@
   let mine = null; // [lesson, step] the page shows (#lesson's data-lesson / data-step)
   let pending = null; // [lesson, step] the page was asked to go to
   let problem = "", connection = "";
+  let askedAbout = ""; // "lesson/step" whose question the panel was last asked for
+  const mineAnswered = {}; // "lesson/step" -> the label this page answered (kept in the page only)
 
   const at = (path) => new URL(path, location.href).toString();
   const fill = (text, values) => String(text || "").replace(/\{(\w+)\}/g, (m, k) => (k in values ? String(values[k]) : m));
@@ -86,14 +88,50 @@
   }
 
   function go(target) {
-    if (!target || same(target, mine) || !trigger) return;
+    if (!target || !trigger) return;
+    if (same(target, mine)) { learn(target); return; }
     pending = target;
-    trigger("submit", { lesson: target[0], step: target[1] });
+    askedAbout = target.join("/");
+    trigger("submit", { lesson: target[0], step: target[1], draw: true });
+  }
+
+  // What the class's step asks, in this page's language: the panel's value comes back with it (say.ask).
+  function learn(target) {
+    if (!target || !trigger || askedAbout === target.join("/")) return;
+    askedAbout = target.join("/");
+    trigger("submit", { lesson: target[0], step: target[1], draw: false });
+  }
+  const asked = () => (say.ask && state && say.ask.lesson === state.lesson && say.ask.step === state.step ? say.ask : null);
+
+  function declare() { // the teacher's page tells the class what its step asks (once the panel knows)
+    const a = asked();
+    if (!cls || !cls.teacher || !a || !state || state.ask === a.kind) return;
+    post(`class/${cls.code}/step`, { secret: cls.secret, lesson: state.lesson, step: state.step,
+                                     ask: { kind: a.kind, n: a.kind === "number" ? 0 : a.choices.length } })
+      .then((d) => { state = d; render(); }, (e) => { problem = e.message; render(); });
   }
 
   async function tell(position) {
     try {
       state = await post(`class/${cls.code}/step`, { secret: cls.secret, lesson: position[0], step: position[1] });
+      problem = "";
+      learn(position);
+    } catch (e) { problem = e.message; }
+    render();
+  }
+
+  C.reveal = async function (shown) {
+    try {
+      state = await post(`class/${cls.code}/reveal`, { secret: cls.secret, shown: shown });
+    } catch (e) { problem = e.message; }
+    render();
+  };
+
+  async function answer(value, label) {
+    const key = state.lesson + "/" + state.step;
+    try {
+      state = await post(`class/${cls.code}/answer`, { page: pageId, step: state.step, value: value });
+      mineAnswered[key] = label;
       problem = "";
     } catch (e) { problem = e.message; }
     render();
@@ -112,6 +150,7 @@
       state = made;
       landed = true;
       problem = "";
+      learn(now);
       const p = new URLSearchParams(location.search);
       p.set("class", made.code);
       p.set("lesson", now[0]);
@@ -193,6 +232,8 @@
       }
     } else if (!cls.teacher && following) {
       go(where());
+    } else {
+      learn(where());
     }
     render();
   }
@@ -243,12 +284,80 @@
     return svg;
   }
 
+  // The class's answers as bars, each labelled in this page's language and with its count as text.
+  function chart(a) {
+    const box = el("div", "al-class-chart");
+    box.id = "class-chart";
+    box.appendChild(el("div", "al-class-label", say.chart));
+    const counts = state.counts || {};
+    let rows;
+    if (a.kind === "number") {
+      rows = Object.keys(counts).map((k) => [k, counts[k]]).sort((x, y) => Number(x[0]) - Number(y[0])).slice(0, 12);
+    } else {
+      rows = a.choices.map((label, i) => [label, counts[String(i)] || 0]);
+    }
+    const most = Math.max(1, ...rows.map((r) => r[1]));
+    if (!rows.some((r) => r[1])) box.appendChild(el("div", "al-class-note", say.no_answers));
+    rows.forEach(([label, n]) => {
+      const row = el("div", "al-class-row");
+      row.appendChild(el("span", "al-class-choice", label));
+      const track = el("span", "al-class-track");
+      track.setAttribute("aria-hidden", "true");
+      const bar = el("span", "al-class-bar-fill");
+      bar.style.width = `${(100 * n) / most}%`;
+      track.appendChild(bar);
+      row.appendChild(track);
+      row.appendChild(el("span", "al-class-n", n));
+      box.appendChild(row);
+    });
+    return box;
+  }
+
+  function answering(a) { // a follower's question and its choices (or a number)
+    const box = el("div", "al-class-ask");
+    box.appendChild(el("div", "al-class-question", a.question));
+    const key = state.lesson + "/" + state.step;
+    if (key in mineAnswered) {
+      box.appendChild(el("div", "al-class-note", fill(say.sent, { answer: mineAnswered[key] })));
+      return box;
+    }
+    const row = el("div", "al-class-choices");
+    if (a.kind === "number") {
+      const input = el("input", "al-class-number");
+      input.type = "number";
+      input.step = "any";
+      input.id = "class-number";
+      input.setAttribute("aria-label", say.number);
+      row.appendChild(input);
+      row.appendChild(button(say.send, "class-send", () => {
+        if (input.value !== "" && Number.isFinite(Number(input.value))) answer(Number(input.value), input.value);
+      }, true));
+    } else {
+      a.choices.forEach((label, i) => row.appendChild(button(label, `class-choice-${i}`, () => answer(i, label))));
+    }
+    box.appendChild(row);
+    return box;
+  }
+
   function codeBox(big) {
     const box = el("div", big ? "al-class-code al-class-big" : "al-class-code", cls.code);
     box.id = "class-code";
     box.dataset.code = cls.code;
     box.setAttribute("aria-label", fill(say.code_said, { code: cls.code.split("").join(" ") }));
     return box;
+  }
+
+  function teaching(panel) { // the teacher's count of answers, the reveal, and the chart once revealed
+    const a = asked();
+    if (!a || !state.ask) return;
+    const box = el("div", "al-class-teaching");
+    const line = el("div", "al-class-count", fill(say.answered, { n: state.answered, m: state.followers }));
+    line.id = "class-answered";
+    box.appendChild(line);
+    if (state.revealed) box.appendChild(chart(a));
+    box.appendChild(button(state.revealed ? say.conceal : say.reveal, "class-reveal", () => C.reveal(!state.revealed),
+                           !state.revealed));
+    panel.appendChild(box);
   }
 
   function render() {
@@ -265,6 +374,7 @@
         panel.appendChild(codeBox(false));
         if (state) panel.appendChild(el("span", "al-class-count", fill(say.followers, { n: state.followers })));
         panel.appendChild(button(say.show, "class-show", () => { hidden = false; render(); }));
+        teaching(panel);
       } else {
         panel.appendChild(el("div", "al-class-label", say.code));
         panel.appendChild(codeBox(true));
@@ -273,6 +383,7 @@
         panel.appendChild(link);
         if (cls.qr) panel.appendChild(qrSvg(cls.qr, say.qr));
         if (state) panel.appendChild(el("div", "al-class-count", fill(say.followers, { n: state.followers })));
+        teaching(panel);
         const bar = el("div", "al-class-actions");
         bar.appendChild(button(say.hide, "class-hide", () => { hidden = true; render(); }));
         bar.appendChild(button(say.end, "class-end", C.end));
@@ -293,6 +404,10 @@
       if (problem) text.setAttribute("role", "alert");
       bar.appendChild(text);
       if (state && !following && !cls.over && !problem) bar.appendChild(button(say.follow, "class-follow", C.follow, true));
+      const a = asked();
+      if (a && state.ask && !cls.over) {
+        bar.appendChild(state.revealed ? chart(a) : answering(a));
+      }
       parts.push(bar);
     }
     if (problem && !(cls && !cls.teacher)) {
@@ -311,7 +426,7 @@
     element = host;
     trigger = trig;
     say = props.value || {};
-    watch("value", () => { say = props.value || {}; render(); });
+    watch("value", () => { say = props.value || {}; declare(); render(); });
     const code = params.get("class");
     if (code && code.toLowerCase() !== "new" && !cls) join(code.trim().toUpperCase());
     watchLesson();
