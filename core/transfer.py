@@ -8,10 +8,14 @@ import torch
 from torch import Tensor, nn
 
 from .config import ConfigError
-from .i18n import t
+from .i18n import mark, t
 from .masks import causal_mask
 
 MISTAKES = ("none", "no-transpose", "swap-query-key")
+MISTAKE_LABELS = {  # what a lesson's control reads for each (the API and the Transfer tab keep the names)
+    "none": mark("no mistake"), "no-transpose": mark("forgot the transpose"),
+    "swap-query-key": mark("swapped query and key"),
+}
 _QKV = ("W_query", "W_key", "W_value")
 
 

@@ -40,7 +40,7 @@ def test_attention_json(client):
 def test_attention_outputs_check_line_and_mask_toggle(client):
     plots_on = client.predict("a b c d", api_name="/attention")
     plots_off = client.predict("a b c d", causal=False, api_name="/attention")
-    assert plots_on[2] == "every row sums to 1; weight above the diagonal: 0 of 1 in every row"
+    assert plots_on[2] == "every row sums to 1; weight above the diagonal: 0 in every row"
     assert "leaks" in plots_off[2]
     assert plots_on[0]["kind"] == "heatmaps" and plots_on[0]["stamp"] != plots_off[0]["stamp"]  # numbers to draw
     assert "blocked" in plots_on[0]["heads"][0] and "blocked" not in plots_off[0]["heads"][0]

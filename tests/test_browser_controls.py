@@ -26,7 +26,7 @@ def test_html_in_an_error_message_runs_no_script(page):
 def test_the_mask_toggle_redraws_and_the_check_says_what_leaks(page):
     first = stamp(page)
     check = page.locator("#attention-heatmaps .al-check-text")  # drawn by the page, from the weights it drew
-    assert check.inner_text() == "every row sums to 1; weight above the diagonal: 0 of 1 in every row"
+    assert check.inner_text() == "every row sums to 1; weight above the diagonal: 0 in every row"
     page.locator("#causal input[type=checkbox]").uncheck()
     redrawn(page, first)
     page.wait_for_function("() => document.querySelector('#attention-heatmaps .al-check-text').textContent"

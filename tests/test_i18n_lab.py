@@ -225,7 +225,7 @@ def test_the_attention_tabs_first_values_are_made_in_the_pages_language(demo, la
     check, about = values[2], values[4]
     with i18n.speaking(language):
         assert check == i18n.t("{rows}; weight above the diagonal: {future}", rows=i18n.t("every row sums to 1"),
-                               future=i18n.t("0 of 1 in every row"))
+                               future=i18n.t("0 in every row"))
     assert about and about != attention_tab._about(load_registry(), "multi-head")  # (made in English out here)
 
 

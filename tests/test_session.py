@@ -90,7 +90,7 @@ def test_single_head_ignores_n_heads(lab):
 
 def test_row_check_line(lab):
     run = lab.run(make_request("a b c d"))
-    assert row_check(run).line == "every row sums to 1; weight above the diagonal: 0 of 1 in every row"
+    assert row_check(run).line == "every row sums to 1; weight above the diagonal: 0 in every row"
     leak = row_check(lab.run(make_request("a b c d", causal=False))).line
     assert leak.startswith("every row sums to 1; weight above the diagonal: ") and "leaks" in leak
 

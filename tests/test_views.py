@@ -19,7 +19,7 @@ def test_attention_view_is_cached_per_request(lab):
     assert views.attention(lab, "The cat sat", n_heads=2.0, d_model="16") is a  # same request, normalised
     b = views.attention(lab, "The cat sat", n_heads=2, causal=False)
     assert b is not a and b.heatmaps["stamp"] != a.heatmaps["stamp"] and b.mask != a.mask
-    assert a.check == "every row sums to 1; weight above the diagonal: 0 of 1 in every row"
+    assert a.check == "every row sums to 1; weight above the diagonal: 0 in every row"
     assert a.payload["tokens"] == ["The", "cat", "sat"]
     assert views.attention_view.cache_info().maxsize is not None  # bounded: lru_cache(None) would grow all day
 

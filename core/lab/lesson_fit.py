@@ -4,7 +4,7 @@ At 1024×768 the step's text starts 257 px down the page (the app's title, the t
 472 px wide, at 20 px (titles at 25 px); the check and the step's controls follow it. The view beside it is fitted
 to the screen by the app itself. So a step fits when
 
-    text + CHECK + its controls  <=  ROOM = 768 - 257 = 511 px
+    text + CHECK + EXPECT per expectation + its controls  <=  ROOM = 768 - 257 = 511 px
 
 with the text laid out line by line as the page does it: each ASCII character as wide as in DejaVu Sans (the sans
 serif a Debian browser uses; other systems' are narrower, so the estimate errs tall), a Chinese or Japanese
@@ -45,6 +45,7 @@ BOLD = (0.348, 0.456, 0.521, 0.838, 0.696, 1.002, 0.872, 0.306, 0.457, 0.457, 0.
         0.652, 0.582, 0.712, 0.365, 0.712, 0.838)
 OTHER_EM = 0.62  # any other character (é, ü, √, →, ·)
 CHECK = 104  # px: four lines of the check
+EXPECT = 26  # px: one more line of the check for each `expect:` (what it measured, under the view's own check)
 IMAGE = 300  # px: an image's largest height in a step (the page's CSS)
 CONTROLS = {"causal": 40, "scaled": 40, "sentence": 95, "mistake": 83, "mode": 83}  # px each, as drawn
 
@@ -123,4 +124,5 @@ def text_height(title: str, text: str) -> int:
 
 def height(step) -> int:
     """A step's estimated px from the top of its text to the bottom of its last control (with CHECK for its check)."""
-    return round(text_height(step.title, step.text) + CHECK + sum(CONTROLS.get(c, 40) for c in step.controls))
+    return round(text_height(step.title, step.text) + CHECK + EXPECT * len(getattr(step, "expect", ()))
+                 + sum(CONTROLS.get(c, 40) for c in step.controls))

@@ -91,7 +91,8 @@ class View:
 
 
 VIEWS: dict[str, View] = {
-    "heatmaps": View("every head's attention weights (the Attention tab), a row lit", (*RANDOM, "row"),
+    "heatmaps": View("every head's attention weights (the Attention tab), a row lit; the check reads row → key",
+                     (*RANDOM, "row", "key"),
                      ("causal", "scaled", "sentence")),
     "mask": View("the mask pattern alone: which key each query may see", ("sentence", "variant", "causal", "options"),
                  ("causal",)),

@@ -1,7 +1,7 @@
 """One step of a lesson file: its lines read by a table of keys, then the whole step checked, into a Step.
 
 The first line under a step's heading is `view: NAME`; then one `key: value` per line up to a blank line, each read
-by its row of LINE_KEYS (view, controls: the step's own lines; issue 32 adds expect:, ask:, notes: there) or, for a
+by its row of LINE_KEYS (view, controls, and the class's moments: expect:, ask:, answers:, notes:) or, for a
 state key (core.lab.lesson_keys.KEYS), checked against the view's keys; then every row of CHECKS looks at the whole
 step (the controls it offers, a chart's panels, the variant's settings) and names the line of the key at fault;
 the text under it is Markdown whose images must be files of the lesson's folder (core.lab.lesson_markdown).
@@ -20,9 +20,12 @@ from ..config import AttentionConfig, ConfigError, excerpt
 from ..i18n import mark
 from ..variant import construct
 from .lesson_errors import LessonError, Mistake
+from .lesson_expect import Expect
+from .lesson_expect import parse as parse_expect
 from .lesson_keys import CONTROL_MAX, DEFAULTS, KEYS, PANEL_PAST, VIEWS
 from .lesson_markdown import Image, images
-from .lesson_values import Variants, value
+from .lesson_values import MAX_TEXT, Variants, value
+from .lesson_values import MESSAGES as VALUE_MESSAGES
 
 MESSAGES = {
     "state_line": mark("a state line reads 'key: value', not {line}"),
@@ -37,7 +40,14 @@ MESSAGES = {
     "offers_none": mark("view {view} offers no controls, not {control}"),
     "controls": mark("a step offers at most {most} controls, not {n}"),
     "settings": mark("the variant {variant} refuses these settings: {reason}"),
+    "empty": mark("{key}: needs a text after the colon"),
+    "answers": mark("answers: is 'tokens', 'number' or two to {most} options separated by ' | ', not {value}"),
+    "answers_alone": mark("answers: says what a student may answer to the step's ask: line; add one"),
 }
+MESSAGES_TEXT = VALUE_MESSAGES["text"]
+REPEAT = ("expect", "notes")  # lines a step may have several of
+ANSWERS = ("tokens", "number")  # answers: a token of the sentence (the default) or a number; else options
+MAX_OPTIONS = 6
 
 
 @dataclass(frozen=True)
@@ -53,6 +63,10 @@ class Step:
     line: int
     text_line: int = 0  # the file's line where the text starts
     images: tuple[Image, ...] = ()
+    expect: tuple[Expect, ...] = ()  # what the step's numbers must show (core.lab.lesson_expect)
+    ask: str = ""  # a question shown first; the view and its check revealed by the next press
+    answers: tuple[str, ...] = ("tokens",)  # ("tokens",), ("number",) or the options a student picks from
+    notes: str = ""  # speaker notes, shown only to the presenter
 
 
 @dataclass
@@ -66,6 +80,11 @@ class Reading:
     state: dict[str, Any] = field(default_factory=dict)
     lines: dict[str, int] = field(default_factory=dict)
     controls: tuple[str, ...] = ()
+    expect: list[Expect] = field(default_factory=list)
+    ask: str = ""
+    answers: tuple[str, ...] = ()
+    notes: list[str] = field(default_factory=list)
+    at_line: int = 0  # the line being read (an expectation keeps it)
 
     def at(self, *keys: str) -> int:
         """The line of the first of keys the step sets, else the heading's."""
@@ -85,9 +104,42 @@ def _controls_line(r: Reading, v: str) -> None:
     r.controls = value("controls", v)
 
 
+def _expect_line(r: Reading, v: str) -> None:
+    r.expect.append(parse_expect(v, r.view, r.at_line))
+
+
+def _text(key: str, v: str) -> str:
+    if not v:
+        raise Mistake(MESSAGES["empty"], key=key)
+    if len(v) > MAX_TEXT:
+        raise Mistake(MESSAGES_TEXT, name=key, most=MAX_TEXT)
+    return v
+
+
+def _ask_line(r: Reading, v: str) -> None:
+    r.ask = _text("ask", v)
+
+
+def _answers_line(r: Reading, v: str) -> None:
+    if v in ANSWERS:
+        r.answers = (v,)
+        return
+    options = tuple(o.strip() for o in v.split(" | "))
+    if not 2 <= len(options) <= MAX_OPTIONS or not all(options) or any(len(o) > 80 for o in options):
+        raise Mistake(MESSAGES["answers"], most=MAX_OPTIONS, value=excerpt(v))
+    r.answers = options
+
+
+def _notes_line(r: Reading, v: str) -> None:
+    r.notes.append(_text("notes", v))
+
+
 # A step's lines that are not state: each key's reader. The first line is always `view:`; any other key is a
-# state key (KEYS) the view must read. (Issue 32 adds expect:, ask:, notes: here.)
-LINE_KEYS: dict[str, Callable[[Reading, str], None]] = {"view": _view_line, "controls": _controls_line}
+# state key (KEYS) the view must read. expect: and notes: may repeat (REPEAT).
+LINE_KEYS: dict[str, Callable[[Reading, str], None]] = {
+    "view": _view_line, "controls": _controls_line, "expect": _expect_line, "ask": _ask_line,
+    "answers": _answers_line, "notes": _notes_line,
+}
 
 
 def _state_line(r: Reading, k: str, v: str) -> None:
@@ -146,10 +198,16 @@ def _check_settings(r: Reading) -> None:
         raise Mistake(MESSAGES["settings"], variant=name, reason=check)
 
 
+def _check_answers(r: Reading) -> None:
+    if r.answers and not r.ask:
+        raise Mistake(MESSAGES["answers_alone"])
+
+
 CHECKS: tuple[tuple[Callable[[Reading], None], tuple[str, ...]], ...] = (  # (check, the keys whose line it names)
     (_check_controls, ("controls",)),
     (_check_panel, ("panel", "experiment")),
     (_check_settings, ("options", "heads", "d_model", "variant")),
+    (_check_answers, ("answers",)),
 )
 
 
@@ -165,13 +223,14 @@ def read_step(title: str, body: list[tuple[int, str]], line: int, path: str, var
         k, v = m.group(1), m.group(2).strip()
         if r.view is None and k != "view":
             raise LessonError(path, at, MESSAGES["view_first"], lesson=lesson)
+        r.at_line = at
         try:
             LINE_KEYS[k](r, v) if k in LINE_KEYS else _state_line(r, k, v)
         except Mistake as exc:
             raise LessonError.of(exc, path, at, lesson) from None
-        if k in r.lines:
+        if k in r.lines and k not in REPEAT:
             raise LessonError(path, at, MESSAGES["twice"], lesson=lesson, key=repr(k))
-        r.lines[k] = at
+        r.lines.setdefault(k, at)
     if r.view is None:
         raise LessonError(path, line, MESSAGES["no_view"], lesson=lesson, title=excerpt(title))
     for check, keys in CHECKS:
@@ -184,6 +243,7 @@ def read_step(title: str, body: list[tuple[int, str]], line: int, path: str, var
     text = "\n".join(t for _, t in lines).rstrip()
     text_line = lines[0][0] if lines else line
     shown = (*images(f"## {title}", path, line, folder, lesson), *images(text, path, text_line, folder, lesson))
-    return Step(title, r.view, r.state, tuple(r.controls), text, line, text_line, shown)
+    return Step(title, r.view, r.state, tuple(r.controls), text, line, text_line, shown, tuple(r.expect), r.ask,
+                r.answers or ("tokens",), "\n".join(r.notes))
 
 

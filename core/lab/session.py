@@ -244,7 +244,7 @@ CHECK = {
     "line_blocked": mark("{rows}; weight above the diagonal: {future}; weight on blocked keys: {blocked}"),
     "rows": mark("every row sums to 1"),
     "rows_off": mark("rows are off 1 by up to {error}"),
-    "zero": mark("0 of 1 in every row"),
+    "zero": mark("0 in every row"),
     "leak": mark("{value} of 1 per row on average (the future leaks in)"),
     "mean": mark("{value} of 1 per row on average"),
     "nonfinite": mark("some rows hold NaN or infinite weights: they are not probabilities"),

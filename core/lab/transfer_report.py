@@ -49,6 +49,7 @@ class TransferReport:
     max_abs_diff: float | None = None
     error: str | None = None
     verdict: str = ""
+    query_weight: list[list[float]] = field(default_factory=list)  # (d_out, d_in) v2's W_query.weight, as stored
 
     def outputs_table(self, which: str) -> tuple[list[str], list[list]]:
         """(headers, rows) of v2's or v1's output; one row of dashes when the copy failed."""
@@ -94,7 +95,8 @@ def _v2_to_v1(seed: int, d_in: int, d_out: int, mistake: str, language: str) -> 
     shapes += [["SelfAttention_v1", n, "nn.Parameter (d_in, d_out)", str(tuple(getattr(v1, n).shape))]
                for n in ("W_query", "W_key", "W_value")]
     x = _inputs(d_in, seed)  # (6, d_in)
-    base = dict(seed=seed, d_in=d_in, d_out=d_out, mistake=mistake, shapes=shapes)
+    base = dict(seed=seed, d_in=d_in, d_out=d_out, mistake=mistake, shapes=shapes,
+                query_weight=rounded(v2.W_query.weight.detach(), 4))
     try:
         transfer_v2_to_v1(v2, v1, mistake=mistake)
     except ConfigError as exc:

@@ -37,14 +37,14 @@ EFFECT_LABELS = {
 
 def card_weights(tokens: Sequence[str], wrong: Any | None, right: Any, hatch_wrong: bool) -> dict:
     """One card's weights as heatmaps: the wrong line's (None when it raises before any weight exists) beside the
-    fix's. The future (above the diagonal) is hatched where -inf masked it; NaN cells are painted and written."""
+    fix's. A cell is hatched only where -inf masked it, so its weight is exactly 0 (a padding row the fix lets see
+    everything is drawn with its weights, never hatched); NaN cells are painted and written."""
     shown = ([(wrong, t(CARD_LABELS["wrong"]), hatch_wrong)] if wrong is not None else []) + [
         (right, t(CARD_LABELS["right"]), True)]
     mats = [_matrix(w) for w, _, _ in shown]
     titles = [title for _, title, _ in shown]
-    T = len(tokens)
-    future = np.triu(np.ones((T, T), dtype=bool), 1)
-    blocked = np.stack([future if hatch else np.zeros_like(future) for _, _, hatch in shown])  # (n, T, T)
+    blocked = np.stack([(m == 0) if hatch else np.zeros(m.shape, dtype=bool)
+                        for m, (_, _, hatch) in zip(mats, shown, strict=True)])  # (n, T, T) (NaN == 0 is False)
     legend = [{"swatch": "scale", "text": t(CARD_LABELS["scale"])},
               {"swatch": "blocked", "text": t(CARD_LABELS["blocked"])}]
     nan = any(np.isnan(m).any() for m in mats)

@@ -9,7 +9,7 @@ from __future__ import annotations
 import json
 import logging
 import os
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from functools import lru_cache
 from pathlib import Path
 from typing import Any
@@ -26,7 +26,7 @@ from ..lab.pronoun import CHAPTER_SENTENCE
 from ..render import matrix
 from ..render.lesson_html import step_html
 from ..render.tokens import markdown_text
-from . import chapter, lesson_images, lesson_training, views
+from . import chapter, lesson_checks, lesson_images, lesson_training, lesson_views, views
 from .exports import remember
 from .trained import trained
 
@@ -51,17 +51,10 @@ MESSAGES = {
     "key": mark("key={row} is past the sentence's last token; choose 0 to {last}"),
     "cost": mark("Measured offline at T = {T}: one call of the naive path grew memory by {naive} MiB, the fused "
                  "kernel by {fused} MiB; doubling T quadruples the square."),
-    "transfer_v2": mark("SelfAttention_v2's output"),
-    "transfer_v1": mark("SelfAttention_v1's output, after the copy"),
     "missing": mark("no lesson called {name}; the lessons are {names}"),
-    "dropout_before": mark("evaluation"),  # (short: a head's title is as wide as its 6-token grid)
-    "dropout_after": mark("training"),
-    "dropout": mark("p = {p}: {zeroed} of {links} links dropped, the others ×{scale}; the rows now sum to {lo} … "
-                    "{hi}, not 1 (at evaluation dropout is off and every row sums to 1)"),
     "unknown_view": mark("view {view} is not known; the views are {views}"),
 }
 COST_ROWS = ("trace", "multi-head", "sliding-window", "dense-mask-sdpa")  # naive, fused, band (the Cost tab's table)
-JOURNEY = ("Your", "journey", "starts", "with", "one", "step")  # the six inputs of the transfer (core.lab.transfer_report)
 
 
 def places(registry: Any) -> list[tuple[str, str]]:
@@ -89,11 +82,13 @@ def text_html(lesson: lesson_format.Lesson, k: int) -> str:
 
 @dataclass(frozen=True)
 class Shown:
-    """What one step shows: the drawn view, the check (Markdown), and the state a lab tab continues from."""
+    """What one step shows: the drawn view, the check (Markdown: the view's own, then one line per expectation),
+    the state a lab tab continues from, and each `expect:` line measured on the drawn view (core.serve.lesson_checks)."""
 
     view: dict[str, Any] | None
     check: str
     lab: dict[str, Any]  # the Attention tab's inputs (sentence, variant, causal, scaled, heads, d_model, seed, options)
+    outcomes: tuple[lesson_checks.Outcome, ...] = ()
 
 
 def state(step: lesson_format.Step, overrides: dict[str, Any] | None = None) -> dict[str, Any]:
@@ -102,8 +97,17 @@ def state(step: lesson_format.Step, overrides: dict[str, Any] | None = None) -> 
     return {**base, **step.state, **{k: v for k, v in (overrides or {}).items() if k in step.controls}}
 
 
-def show(lab: Any, view: str, st: dict[str, Any]) -> Shown:
-    """The step's view and check (cached: a step change paints from memory); ConfigError for a state it refuses."""
+def shown(lab: Any, step: lesson_format.Step, overrides: dict[str, Any] | None = None) -> Shown:
+    """A step as the class sees it: its view with the presenter's changes, its check and its expectations measured."""
+    st = state(step, overrides)
+    return show(lab, step.view, st, step.expect, changed=st != state(step))
+
+
+def show(lab: Any, view: str, st: dict[str, Any], expect: tuple = (), changed: bool = False) -> Shown:
+    """The step's view and check (cached: a step change paints from memory), each of expect measured on the drawn
+    view and said under the check (changed: the presenter moved a control away from the step's own settings, so an
+    expectation that no longer holds is said as what changed, not as a broken claim); ConfigError for a state it
+    refuses."""
     if view == "training":  # not cached here: the class's run may still be training (core.serve.lesson_training)
         data, check = lesson_training.training(st)
         shown = Shown(_fit(data), check, _lab(st))
@@ -111,9 +115,22 @@ def show(lab: Any, view: str, st: dict[str, Any]) -> Shown:
         shown = _real(view, st)
     else:
         shown = _show(lab, view, json.dumps(st, sort_keys=True, ensure_ascii=False), current())  # (text: per language)
+    if expect:
+        found = lesson_checks.outcomes(expect, shown.view, pending=view == "training", changed=changed)
+        check = "  \n".join([*([shown.check] if shown.check else []), *(markdown_text(o.text) for o in found)])
+        shown = replace(shown, check=check, outcomes=found, view=_side_by_side(shown.view, expect))
     if shown.view is not None:
         remember(shown.view)
     return shown
+
+
+def _side_by_side(data: dict[str, Any] | None, expect: tuple) -> dict[str, Any] | None:
+    """A step whose claim is about several maps (`expect: heads == 4`) draws them all side by side, never one big
+    with thumbnails: the class compares them at a glance."""
+    if data is None or not any(e.measure == "heads" and e.value > 1 for e in expect):
+        return data
+    n = len(data.get("heads", ()))
+    return {**data, "focus": False, "side_by_side": True, "min_columns": min(n, 4), "max_columns": min(n, 4)}
 
 
 def _fit(data: dict[str, Any], panel: int | None = None, **extra: Any) -> dict[str, Any]:
@@ -165,11 +182,18 @@ def _show(lab: Any, view: str, frozen: str, language: str) -> Shown:
         if row is not None:
             w = np.asarray(v.payload["weights"][0][row], dtype=float)  # head 0's row
             key = st.get("key", int(np.nanargmax(w)))
+            if key >= T:
+                raise ConfigError(t(MESSAGES["key"], row=key, last=T - 1))
             check = weight_line(v.heatmaps["rows"][row], v.heatmaps["rows"][key], w[key]) + "  \n" + check
-        return Shown(_fit(v.heatmaps, **({"highlight": row} if row is not None else {})), check, _lab(st))
+        lit = {"highlight": row, "highlight_key": key} if row is not None else {}  # the cell the check reads
+        return Shown(_fit(v.heatmaps, **lit), check, _lab(st))
     if view == "stage":
         v = views.step(lab, *args, st["head"])
-        formula, data = views.padded(v.stages, len(STAGES))[STAGES.index(st["stage"])]
+        stages = views.padded(v.stages, len(STAGES))
+        if st["stage"] in ("Q", "K", "V") and all(d for _, d in stages[:3]):  # looks for, offers, passes on: together
+            data, check = lesson_views.qkv(stages, STAGES, v.head)
+            return Shown(_fit(data), check, _lab(st))
+        formula, data = stages[STAGES.index(st["stage"])]
         row = _row(st, len(data["rows"]), None) if data else None
         return Shown(None if data is None else _fit(data, **({"highlight": row} if row is not None else {})),
                      formula, _lab(st))
@@ -185,7 +209,8 @@ def _show(lab: Any, view: str, frozen: str, language: str) -> Shown:
             return Shown(_fit(v.three), v.three_summary, _lab(st))
         return Shown(_fit(v.sqrt_d, panel=st.get("panel", 0)), v.sqrt_d_summary, _lab(st))
     if view == "transfer":
-        return _transfer(st)
+        data, check = lesson_views.transfer(st)
+        return Shown(_fit(data), check, _lab(st))
     if view == "failure":
         card = next(c for c in chapter.cards() if c.key == st["card"])
         return Shown(_fit(card.weights), "  \n".join(card.check.splitlines()[1:]), _lab(st))  # wrong, then fix
@@ -196,7 +221,8 @@ def _show(lab: Any, view: str, frozen: str, language: str) -> Shown:
     if view == "cost":
         return _cost(st)
     if view == "dropout":
-        return _dropout(lab, st, args)
+        data, check = lesson_views.dropout(views.attention(lab, *args), st)
+        return Shown(_fit(data), check, _lab(st))
     raise ConfigError(t(MESSAGES["unknown_view"], view=repr(view), views=", ".join(lesson_format.VIEWS)))
 
 
@@ -214,7 +240,7 @@ def _trained(st: dict[str, Any]) -> Shown:
     data = matrix.heatmaps(tokens, [weights], [v.payload["heads"][st["head"]]], blocked=~allowed, labels=labels,
                            max_columns=1)
     check = weight_line(tokens[row], tokens[key], weights[row, key])
-    return Shown(_fit(data, highlight=row, height_budget=HEIGHT + 50), check,  # one head: every label legible
+    return Shown(_fit(data, highlight=row, highlight_key=key, height_budget=HEIGHT + 50), check,  # (one head)
                  {**_lab({**DEFAULTS, **st}), "weights": "trained"})
 
 
@@ -229,38 +255,6 @@ def _real(view: str, st: dict[str, Any]) -> Shown:
     else:
         data, check = real_lessons.sink_step(st["sentence"] if own else None, st.get("model"))
     return Shown(None if data is None else _fit(data), check, _lab(st))
-
-
-def _dropout(lab: Any, st: dict[str, Any], args: tuple) -> Shown:
-    """One head's weights beside the same weights after training-mode dropout (core.lab.dropout), on one scale."""
-    from ..lab.dropout import dropped
-
-    v = views.attention(lab, *args)
-    h = min(st["head"], len(v.payload["weights"]) - 1)
-    w = np.asarray(v.payload["weights"][h], dtype=float)  # (T, T)
-    p = st.get("dropout", 0.5)
-    d = dropped(w, p, st["seed"])
-    blocked = w == 0  # (T, T) the mask's cells (softmax of -inf); a dropped link keeps its colour 0, unhatched
-    titles = [t(MESSAGES["dropout_before"]), t(MESSAGES["dropout_after"])]  # (p: in the check)
-    data = matrix.heatmaps(v.heatmaps["rows"], [w, d.weights], titles, scale=matrix.weight_scale(0.0, 1 / (1 - p)),
-                           blocked=blocked, max_columns=2)
-    check = t(MESSAGES["dropout"], p=p, zeroed=d.zeroed, links=d.links, scale=f"{1 / (1 - p):.2g}",
-              lo=f"{float(d.row_sums.min()):.2f}", hi=f"{float(d.row_sums.max()):.2f}")
-    return Shown(_fit(data), check, _lab(st))
-
-
-def _transfer(st: dict[str, Any]) -> Shown:
-    """SelfAttention_v2's output beside v1's after the copy (with the step's mistake, if any), and the verdict."""
-    from ..lab.transfer_report import v2_to_v1
-
-    r = v2_to_v1(st["seed"], 3, 2, st["mistake"])
-    if not r.out_v2:
-        return Shown(None, r.verdict, _lab(st))
-    mats = [np.asarray(r.out_v2, dtype=float), np.asarray(r.out_v1, dtype=float)]  # (6, 2) each
-    data = matrix.heatmaps(list(JOURNEY), mats, [t(MESSAGES["transfer_v2"]), t(MESSAGES["transfer_v1"])],
-                           scale=matrix.value_scale(np.stack(mats)), cols=[f"out{j}" for j in range(r.d_out)])
-    data["boundary"] = False
-    return Shown(_fit(data), r.verdict, _lab(st))
 
 
 def _cost(st: dict[str, Any]) -> Shown:

@@ -1,0 +1,109 @@
+"""A step's `expect:` lines measured on the numbers its view draws: what the class reads under the view, and whether
+each held (`attention-lab lesson check` and the tests fail when one does not).
+
+The measures (core.lab.lesson_expect.MEASURES) read the view's own data, the dict the page draws: a heatmap's
+matrices (core.render.matrix: rows, cols, heads' packed values) or a chart's series (core.render.charts), so a check
+proves what is on the screen, not a number computed beside it.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+from ..lab.lesson_expect import Expect, said
+from ..render.matrix import unpacked
+
+
+@dataclass(frozen=True)
+class Outcome:
+    """One expectation as the class reads it: its line (in the page's language), the measured values, and whether
+    it held (None: nothing to measure yet, e.g. the class's training run still going)."""
+
+    text: str
+    measured: tuple[float, ...] | None
+    held: bool | None
+    expect: Expect
+
+
+def outcomes(expects: tuple[Expect, ...], view: dict[str, Any] | None, pending: bool = False,
+             changed: bool = False) -> tuple[Outcome, ...]:
+    """Each expectation measured on the drawn view (view None: nothing drawn, so each fails, or waits if pending;
+    changed: the presenter's controls moved the view off the step's settings)."""
+    out = []
+    for e in expects:
+        measured = None if (view is None and pending) else (() if view is None else measure(e, view))
+        text, held = said(e, measured, changed)
+        out.append(Outcome(text, measured, held, e))
+    return tuple(out)
+
+
+def _maps(view: dict[str, Any]) -> list[np.ndarray]:
+    return [np.asarray(unpacked(h["values"]), dtype=float) for h in view.get("heads", ())]
+
+
+def _index(token: str, labels: list[str]) -> int | None:
+    """A token of the sentence (its first occurrence) or #N, position N."""
+    if token.startswith("#") and token[1:].isdigit():
+        n = int(token[1:])
+        return n if n < len(labels) else None
+    return labels.index(token) if token in labels else None
+
+
+def _chart_values(e: Expect, view: dict[str, Any]) -> tuple[float, ...]:
+    lines = [s for p in view.get("panels", ()) for s in p.get("series", ())]
+    if e.head is not None:
+        lines = lines[e.head:e.head + 1]
+    if e.measure in ("moved before", "moved from"):
+        panel = view["panels"][0]
+        at = panel.get("highlight") or 0
+        ys = [v for v in panel["series"][0]["y"]]
+        ys = ys[:at] if e.measure == "moved before" else ys[at:]
+        return tuple(math.nan if v is None else float(v) for v in ys)
+    ys = [float(v) for s in lines for v in s.get("y", ()) if v is not None and math.isfinite(v)]
+    if not ys:
+        return ()
+    return (max(ys),) if e.measure == "largest" else (min(ys),)
+
+
+def measure(e: Expect, view: dict[str, Any]) -> tuple[float, ...]:
+    """The values of e's measure in the drawn view: every one must satisfy the comparison (() when there is none)."""
+    if view.get("kind") == "chart":
+        return _chart_values(e, view)
+    maps = _maps(view)
+    if e.measure == "heads":
+        return (float(len(maps)),)
+    if e.measure == "difference":
+        if len(maps) < 2 or maps[0].shape != maps[1].shape:
+            return ()
+        return (float(np.nanmax(np.abs(maps[0] - maps[1]))),)
+    if e.measure == "weight":
+        rows = list(view.get("rows", ()))
+        cols = list(view.get("cols") or rows)
+        h = e.head or 0
+        i, j = _index(e.tokens[0], rows), _index(e.tokens[1], cols)
+        if i is None or j is None or h >= len(maps):
+            return ()
+        return (float(maps[h][i, j]),)
+    chosen = maps if e.head is None else maps[e.head:e.head + 1]
+    values: list[float] = []
+    for m in chosen:
+        if e.measure == "row sums":
+            done = ~np.all(np.isnan(m), axis=-1)  # a row that is NaN throughout is counted by `nan`, not here
+            values += [float(v) for v in np.sum(m[done], axis=-1)]
+        elif e.measure == "future":
+            values += [float(v) for v in m[np.triu(np.ones(m.shape, dtype=bool), k=1)]]
+        elif e.measure == "nan":
+            values.append(float(np.isnan(m).sum()))
+        else:  # largest, smallest (finite)
+            finite = m[np.isfinite(m)]
+            if finite.size:
+                values.append(float(finite.max() if e.measure == "largest" else finite.min()))
+    if e.measure in ("largest", "smallest") and values:
+        return (max(values),) if e.measure == "largest" else (min(values),)
+    if e.measure == "nan":
+        return (float(sum(values)),)
+    return tuple(values)

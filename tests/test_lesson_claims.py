@@ -1,0 +1,143 @@
+"""Every built-in step proves its claim: each declared `expect:` holds on the step's own view, in English and Chinese
+(server side, no browser); a broken one fails; each lesson has its moments for the class and ends on a summary."""
+
+from __future__ import annotations
+
+import re
+
+import numpy as np
+import pytest
+
+from core.lab import lesson_format as fmt
+from core.lab import lesson_shelf
+
+LESSONS = ("chapter", "v1-v2", "by-hand")
+UNMEASURED = ("training", "real-chapter", "sink", "cost")  # a class's run, a real model, a saved benchmark
+NO_NUMBER = {  # steps whose claim is in words only (no number, no inequality): the view shows it, nothing to compare
+    "chapter": ("Scores: every query against every key", "Output: a weighted sum of the values",
+                "Do not mythologise attention weights", "What taking a head out costs"),
+}
+
+
+@pytest.fixture(scope="module")
+def registry():
+    from core.registry import load_registry
+
+    return load_registry(entry_points=False)
+
+
+@pytest.fixture(scope="module")
+def shelf(registry):
+    from core.serve import lessons
+
+    return lessons.load(registry)
+
+
+@pytest.fixture(scope="module")
+def lab(registry):
+    from core.serve.plugins import AppLab
+
+    return AppLab(registry)
+
+
+def failures(lab, lesson) -> list[str]:
+    """Every expectation of the lesson that does not hold on its step's view, as the CLI would say it."""
+    from core.serve import lessons
+
+    out = []
+    for k, step in enumerate(lesson.steps):
+        for o in lessons.shown(lab, step).outcomes:
+            if o.held is False:
+                out.append(f"{lesson.name} ({lesson.language}) step {k + 1}: {o.text}")
+    return out
+
+
+@pytest.mark.floats
+@pytest.mark.parametrize("language", ["en", "zh-CN"])
+@pytest.mark.parametrize("name", LESSONS)
+def test_every_declared_expectation_holds_on_its_steps_view(shelf, lab, name, language):
+    from core import i18n
+
+    lesson = shelf.lessons[name][language]
+    assert sum(len(s.expect) for s in lesson.steps) >= 10
+    with i18n.speaking(language):
+        assert failures(lab, lesson) == []
+
+
+@pytest.mark.floats
+def test_a_broken_expectation_fails_the_walk(registry, lab):
+    """The walk can fail: the chapter's first claim raised past what the trained model gives."""
+    text = (lesson_shelf.BUILT_IN / "chapter.md").read_text(encoding="utf-8")
+    broken = fmt.parse(text.replace("expect: weight 它 -> 违约金 >= 0.9", "expect: weight 它 -> 违约金 >= 0.999", 1),
+                       "chapter.md", set(registry.variants))
+    said = failures(lab, broken)
+    assert len(said) == 1 and said[0].startswith("chapter (en) step 1: weight 它 → 违约金 ≥ 0.999: measured 0.9"), said
+
+
+def test_every_step_that_can_be_measured_declares_a_claim(shelf):
+    for name in LESSONS:
+        for step in shelf.get(name).steps:
+            if step.view in UNMEASURED or step.title in NO_NUMBER.get(name, ()):
+                continue
+            assert step.expect, (name, step.title)
+
+
+def test_each_lesson_asks_the_class_and_ends_on_a_summary(shelf):
+    for name in LESSONS:
+        for language in ("en", "zh-CN"):
+            steps = shelf.lessons[name][language].steps
+            asks = [s for s in steps if s.ask]
+            assert len(asks) >= 3 and all(s.answers for s in asks), (name, language)
+            assert sum(bool(s.notes) for s in steps) >= 3, (name, language)
+            assert steps[-1].title in ("What to remember", "要记住的", "记住这些"), (name, language)
+            assert re.search(r"^1\. ", steps[-1].text, re.M), (name, language)  # a list of what it showed
+
+
+def test_a_claim_about_the_trained_model_is_shown_on_it(shelf):
+    """The chapter opens and ends on 它 → 违约金 of the trained model; no step claims it on random weights."""
+    chapter = shelf.get("chapter").steps
+    for step in (chapter[0], chapter[-1]):
+        assert step.view == "trained" and [e.tokens for e in step.expect] == [("它", "违约金")]
+    for step in chapter:
+        if step.view != "trained":
+            assert "违约金" not in [tok for e in step.expect for tok in e.tokens], step.title
+
+
+def test_the_padding_card_hatches_only_weights_that_are_zero(shelf, lab):
+    from core.render.matrix import unpacked
+    from core.serve import lessons
+
+    for card in ("padding-nan", "zero-fill", "softmax-dim"):
+        view = lessons.show(lab, "failure", {**lessons.DEFAULTS, "card": card}).view
+        for head in view["heads"]:
+            values = unpacked(head["values"])
+            if "blocked" in head:
+                hatched = unpacked(head["blocked"]).astype(bool)
+                assert np.all(values[hatched] == 0), (card, head["title"])
+    fix = unpacked(lessons.show(lab, "failure", {**lessons.DEFAULTS, "card": "padding-nan"}).view["heads"][1]["values"])
+    assert np.triu(fix, 1)[:2].sum() > 0.5  # the fix's padding rows put weight above the diagonal: drawn, not hatched
+
+
+def test_the_steps_about_several_maps_draw_them_side_by_side(shelf, lab):
+    from core.serve import lessons
+
+    for name in LESSONS:
+        for step in shelf.get(name).steps:
+            if any(e.measure == "heads" and e.value > 1 for e in step.expect):
+                view = lessons.shown(lab, step).view
+                assert view["focus"] is False and view["side_by_side"], (name, step.title)
+                assert view["min_columns"] == min(len(view["heads"]), 4)
+
+
+def test_queries_keys_and_values_are_drawn_together_with_axis_titles_that_name_them(shelf, lab):
+    from core import i18n
+    from core.serve import lessons
+
+    step = next(s for s in shelf.get("by-hand").steps if s.view == "stage" and s.state["stage"] == "Q")
+    view = lessons.shown(lab, step).view
+    assert [h["title"] for h in view["heads"]] == ["Q", "K", "V"]
+    transfer = lessons.shown(lab, shelf.get("v1-v2").steps[0]).view
+    assert (transfer["labels"]["x"], transfer["labels"]["y"]) == ("output dimension", "input token")
+    with i18n.speaking("zh-CN"):
+        first = lessons.shown(lab, shelf.get("by-hand", "zh-CN").steps[0])
+    assert not re.search(r"[A-Za-z]{4,}", re.sub(r"\b(it|cat|The|sat|because)\b", "", first.check)), first.check
