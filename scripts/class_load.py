@@ -10,7 +10,8 @@ each follower as the page does: its event stream (GET /class/CODE/events), and f
 config and the event that draws the class's step (the panel's `submit`, an unqueued Gradio event). Followers are
 asyncio connections in this one process (500 threads would cost the 2 cores more than the server does).
 Printed: first-step latency of 30 joins at once (page + config + stream's first state + the step drawn), step
-delivery p50/p95/max for each count of followers (the teacher's POST to the last follower's frame), the teacher's
+delivery p50/p95/max for each count of followers (the teacher's POST to each follower's frame), and until each
+follower's event that draws the step was answered (drawn_p50/p95: what a page shows, before its browser paints), the teacher's
 own POST time, and the server's CPU with 60 idle followers (the share of one core over IDLE_SECONDS).
 """
 
@@ -72,9 +73,12 @@ class Http:
 class Follower:
     """One page following the class: its stream, and the time each step reached it."""
 
-    def __init__(self, http: Http, code: str, ip: str | None) -> None:
+    def __init__(self, http: Http, code: str, ip: str | None, draw: int | None = None) -> None:
         self.http, self.code, self.ip, self.page = http, code, ip, uuid.uuid4().hex[:16]
         self.seen: dict[int, float] = {}  # step -> when its frame arrived
+        self.drawn: dict[int, float] = {}  # step -> when the page's event that draws it was answered
+        self.draw, self.session = draw, uuid.uuid4().hex[:11]  # draw: the panel's submit fn_index (None: only listen)
+        self.errors: list[str] = []
         self.first = asyncio.get_running_loop().create_future()
         self.task: asyncio.Task | None = None
 
@@ -96,6 +100,8 @@ class Follower:
                     state = json.loads(line[5:])
                     if event == "refused":
                         raise RuntimeError(state["detail"])
+                    if state["step"] not in self.seen and self.draw is not None and self.first.done():
+                        asyncio.get_running_loop().create_task(self.drawing(state))
                     self.seen.setdefault(state["step"], time.perf_counter())
                     if not self.first.done():
                         self.first.set_result(state)
@@ -106,6 +112,20 @@ class Follower:
                 self.first.set_exception(exc)
         finally:
             writer.close()
+
+    async def drawing(self, state: dict) -> None:
+        """What the page does with a new step: the panel's event that draws it (one unqueued Gradio event)."""
+        try:
+            status, body = await asyncio.wait_for(self.http.call("POST", "/gradio_api/run/predict", {
+                "data": [], "fn_index": self.draw, "session_hash": self.session,
+                "event_data": {"lesson": state["lesson"], "step": state["step"], "draw": True}}, ip=self.ip), 30)
+        except TimeoutError:
+            self.errors.append("no answer in 30 s")
+            return
+        if status == 200 and f"step {state['step']} of".encode() in body:
+            self.drawn[state["step"]] = time.perf_counter()
+        else:
+            self.errors.append(f"{status} {body[:300]!r}")
 
     def start(self) -> None:
         self.task = asyncio.get_running_loop().create_task(self.follow())
@@ -145,19 +165,22 @@ def address(i: int, forwarded: bool) -> str | None:
     return f"10.{100 + i // 60000}.{i // 250 % 240}.{i % 250 + 1}" if forwarded else None
 
 
-async def deliveries(url: str, n: int, forwarded: bool = True, steps: int = STEPS, gap: float = STEP_GAP) -> dict:
-    """n followers on one class; the teacher takes `steps` steps; each follower's delay for each step."""
+async def deliveries(url: str, n: int, forwarded: bool = True, steps: int = STEPS, gap: float = STEP_GAP,
+                     draw: bool = True) -> dict:
+    """n followers on one class; the teacher takes `steps` steps; each follower's delay for each step, and (draw)
+    until the event that draws it on the follower's page was answered."""
     http = Http(url)
     teacher = Teacher(http)
     code = await teacher.start()
-    followers = [Follower(http, code, address(i, forwarded)) for i in range(n)]
+    fn = await _submit_index(http) if draw else None
+    followers = [Follower(http, code, address(i, forwarded), fn) for i in range(n)]
     for i, f in enumerate(followers):
         f.start()
         if i % 50 == 49:
             await asyncio.sleep(0.05)  # (the connections opened over a moment, as a class's would)
     await asyncio.wait_for(asyncio.gather(*(f.first for f in followers)), 120)
     await asyncio.sleep(1.0)
-    delays, posts = [], []
+    delays, drawn, posts = [], [], []
     for k in range(2, 2 + steps):
         sent, took = await teacher.move(k)
         posts.append(took)
@@ -165,15 +188,21 @@ async def deliveries(url: str, n: int, forwarded: bool = True, steps: int = STEP
         while time.perf_counter() < deadline and not all(k in f.seen for f in followers):
             await asyncio.sleep(0.01)
         delays += [f.seen[k] - sent for f in followers if k in f.seen]
+        while draw and time.perf_counter() < deadline + 20 and not all(k in f.drawn for f in followers):
+            await asyncio.sleep(0.01)
+        drawn += [f.drawn[k] - sent for f in followers if k in f.drawn]
         await asyncio.sleep(gap)
     missing = n * steps - len(delays)
+    errors = [e for f in followers for e in f.errors]
     await teacher.end()
     await asyncio.sleep(0.2)
     for f in followers:
         f.stop()
     return {"followers": n, "steps": steps, "delivered": len(delays), "missing": missing,
             "p50_ms": 1000 * pct(delays, 0.5), "p95_ms": 1000 * pct(delays, 0.95), "max_ms": 1000 * max(delays),
-            "teacher_post_ms": 1000 * statistics.median(posts)}
+            **({"drawn": len(drawn), "drawn_p50_ms": 1000 * pct(drawn, 0.5), "drawn_p95_ms": 1000 * pct(drawn, 0.95)}
+               if draw else {}),
+            "teacher_post_ms": 1000 * statistics.median(posts), **({"draw_errors": errors[:3]} if errors else {})}
 
 
 async def joins(url: str, n: int = 30, forwarded: bool = True) -> dict:
@@ -183,28 +212,33 @@ async def joins(url: str, n: int = 30, forwarded: bool = True) -> dict:
     code = await teacher.start()
     await teacher.move(3)
     fn = await _submit_index(http)
-    followers = []
+    followers, phases = [], {"page": [], "config": [], "stream": [], "step": []}
 
     async def one(i: int) -> float:
         ip, t0 = address(i, forwarded), time.perf_counter()
         await http.call("GET", f"/?class={code}", ip=ip)
+        phases["page"].append(time.perf_counter() - t0)
         await http.call("GET", "/config", ip=ip)
+        phases["config"].append(time.perf_counter() - t0)
         f = Follower(http, code, ip)
         followers.append(f)
         f.start()
         state = await asyncio.wait_for(f.first, 60)
+        phases["stream"].append(time.perf_counter() - t0)
         status, body = await http.call("POST", "/gradio_api/run/predict", {
             "data": [], "fn_index": fn, "session_hash": uuid.uuid4().hex[:11],
             "event_data": {"lesson": state["lesson"], "step": state["step"]}}, ip=ip)
         if status != 200 or b"step 3 of" not in body:
             raise RuntimeError(f"the step was not drawn: {status} {body[:200]!r}")
+        phases["step"].append(time.perf_counter() - t0)
         return time.perf_counter() - t0
 
     times = await asyncio.gather(*(one(i) for i in range(n)))
     await teacher.end()
     for f in followers:
         f.stop()
-    return {"joins": n, "p50_s": pct(times, 0.5), "p95_s": pct(times, 0.95), "max_s": max(times)}
+    return {"joins": n, "p50_s": pct(times, 0.5), "p95_s": pct(times, 0.95), "max_s": max(times),
+            **{f"{k}_done_p50_s": pct(v, 0.5) for k, v in phases.items()}}  # (from the start, when each phase ended)
 
 
 async def _submit_index(http: Http) -> int:

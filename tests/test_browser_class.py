@@ -121,22 +121,9 @@ def test_a_guessed_code_is_one_sentence(browser, app_url):
         page.context.close()
 
 
-def test_the_class_answers_an_ask_step_and_the_teacher_reveals_the_chart(browser, app_url, monkeypatch):
-    from core.i18n import current
-    from core.serve import lessons
-    from core.ui import class_panel
-
-    shelf = lessons.load(None)
-    third = {shelf.get("chapter", lang).steps[2].title for lang in ("en", "zh-CN")}
-
-    def asked(step):  # (until lesson files say ask:) step 3 of the chapter asks, with options in the page's language
-        if step.title not in third:
-            return None
-        options = ("上三角", "下三角") if current() == "zh-CN" else ("upper triangle", "lower triangle")
-        return {"question": "Q?", "kind": "options", "choices": list(options)}
-
-    monkeypatch.setattr(class_panel, "ask_of", asked)
-    teacher = opened(browser, f"{app_url}?lesson=chapter&step=2&class=new", 1280, 720)
+def test_the_class_answers_an_ask_step_and_the_teacher_reveals_the_chart(browser, app_url):
+    # the chapter's step 4 asks "Without dividing by √d, what happens to the largest weight?", with three options
+    teacher = opened(browser, f"{app_url}?lesson=chapter&step=3&class=new", 1280, 720)
     teacher.locator("#class-code").wait_for()
     code = teacher.locator("#class-code").get_attribute("data-code")
     followers = [opened(browser, f"{app_url}?class={code}", 1280, 720),
@@ -145,27 +132,30 @@ def test_the_class_answers_an_ask_step_and_the_teacher_reveals_the_chart(browser
     english, chinese, phone = followers
     try:
         for f in followers:
-            on_step(f, 2)
+            on_step(f, 3)
         teacher.wait_for_function("() => /3/.test(document.querySelector('.al-class-count').textContent)")
-        next_step(teacher, 2)
-        for f, choice in ((english, 0), (chinese, 1), (phone, 0)):
+        next_step(teacher, 3)
+        phone.locator("#class-choice-2").wait_for()
+        phone.screenshot(path=str(SHOTS / "follower-ask-390.png"))
+        for f, choice in ((english, 0), (chinese, 2), (phone, 0)):
             f.locator(f"#class-choice-{choice}").click()
             f.locator(".al-class-ask .al-class-note").wait_for()
-        assert chinese.locator(".al-class-ask .al-class-note").inner_text() == "你的答案已提交：下三角"
+        assert chinese.locator(".al-class-ask .al-class-note").inner_text() == "你的答案已提交：逼近 0"
         teacher.wait_for_function("() => (document.getElementById('class-answered') || {}).textContent === "
                                   "'Answered: 3 of 3'")
         teacher.locator("#class-reveal").click()
         teacher.locator("#class-chart").wait_for()
         rows = lambda p: p.locator("#class-chart .al-class-row").all_inner_texts()  # noqa: E731
-        assert [r.split() for r in rows(teacher)] == [["upper", "triangle", "2"], ["lower", "triangle", "1"]]
+        assert [" ".join(r.split()) for r in rows(teacher)] == ["it climbs towards 1 2", "it stays the same 0",
+                                                                "it falls towards 0 1"]
         chinese.locator("#class-chart").wait_for()
-        assert [r.split() for r in rows(chinese)] == [["上三角", "2"], ["下三角", "1"]]
+        assert [" ".join(r.split()) for r in rows(chinese)] == ["逼近 1 2", "不变 0", "逼近 0 1"]
         phone.locator("#class-chart").wait_for()
         teacher.screenshot(path=str(SHOTS / "teacher-chart-1280.png"))
         chinese.screenshot(path=str(SHOTS / "follower-chart-zh-1280.png"))
         phone.screenshot(path=str(SHOTS / "follower-chart-390.png"))
-        next_step(teacher, 3)  # the next step: no question, no chart
-        on_step(english, 4)
+        next_step(teacher, 4)  # the next step: no question, no chart
+        on_step(english, 5)
         assert english.locator("#class-chart").count() == 0
     finally:
         for p in (teacher, *followers):
