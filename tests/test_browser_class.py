@@ -11,6 +11,7 @@ import pytest
 
 from core.serve import class_routes
 from tests.pages import TIMEOUT
+from tests.test_browser_access import violations
 
 pytestmark = pytest.mark.browser
 SHOTS = Path(os.environ.get("ATTENTION_LAB_SHOTS", "/tmp/attention-lab-class-shots"))
@@ -151,6 +152,8 @@ def test_the_class_answers_an_ask_step_and_the_teacher_reveals_the_chart(browser
         chinese.locator("#class-chart").wait_for()
         assert [" ".join(r.split()) for r in rows(chinese)] == ["逼近 1 2", "不变 0", "逼近 0 1"]
         phone.locator("#class-chart").wait_for()
+        for p in (teacher, chinese, phone):  # the panel, the bar, the chart: WCAG 2.1 AA, as every tab
+            assert violations(p) == [], p.url
         teacher.screenshot(path=str(SHOTS / "teacher-chart-1280.png"))
         chinese.screenshot(path=str(SHOTS / "follower-chart-zh-1280.png"))
         phone.screenshot(path=str(SHOTS / "follower-chart-390.png"))
