@@ -92,7 +92,17 @@
     if (same(target, mine)) { learn(target); return; }
     pending = target;
     askedAbout = target.join("/");
+    draw(target, 0);
+  }
+
+  // The event that draws the class's step; a server too busy to answer it (a refused request leaves the page where it
+  // was) gets it again after 3-5 s, three times at most.
+  function draw(target, tries) {
     trigger("submit", { lesson: target[0], step: target[1], draw: true });
+    clearTimeout(C.again);
+    C.again = setTimeout(() => {
+      if (tries < 3 && pending && same(pending, target) && !same(mine, target)) draw(target, tries + 1);
+    }, 3000 + Math.random() * 2000);
   }
 
   // What the class's step asks, in this page's language: the panel's value comes back with it (say.ask).
