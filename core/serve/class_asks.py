@@ -28,3 +28,10 @@ def ask_of(step: Any) -> dict[str, Any] | None:
         tokens = list(tokenize(sentence).tokens) if isinstance(sentence, str) else []
         return {"question": question, "kind": "tokens", "choices": tokens[:MAX_CHOICES]} if tokens else None
     return {"question": question, "kind": "options", "choices": [str(a) for a in answers[:MAX_CHOICES]]}
+
+
+def ask_at(lesson: Any, step: int) -> dict[str, Any] | None:
+    """ask_of the lesson's step numbered `step` (from 1, as the class and #lesson's data-step count); None past it."""
+    steps = getattr(lesson, "steps", ())
+    return ask_of(steps[step - 1]) if 1 <= step <= len(steps) else None
+

@@ -5,17 +5,16 @@ the class itself is core/serve/classroom.py, served by core/serve/class_routes.p
 
 from __future__ import annotations
 
-import hashlib
 import json
-from functools import lru_cache
 from typing import Any
 
 import gradio as gr
 
 from core.i18n import mark, t
-from core.render import web
-from core.serve.class_asks import ask_of
+from core.render.class_assets import head
+from core.serve.class_asks import ask_at
 from core.serve.classroom import SENTENCES
+from core.serve.lessons import linked_step
 
 from .common import never_raises, sentence_of
 from .i18n import static
@@ -46,7 +45,6 @@ SAY = {  # what classroom.js shows, in the page's language: the panel's value
     "ended": SENTENCES["ended"],
     "expired": SENTENCES["expired"],
 }
-FILES = ("classroom.js", "classroom.css")
 TEMPLATE = '<div class="al-class-root"></div>'  # static: classroom.js draws inside it
 JS_ON_LOAD = "window.AttnLabClass.mount(element, props, watch, trigger);"
 NOWHERE = json.dumps(["", 0])  # the lesson's position when present() has no lesson of that name
@@ -57,24 +55,13 @@ def texts() -> dict[str, str]:
     return {k: t(v) for k, v in SAY.items()}
 
 
-@lru_cache(maxsize=1)
-def head() -> str:
-    """The panel's script and style, served by the app itself; the URL changes with their content."""
-    h = hashlib.blake2b(digest_size=6)
-    for name in FILES:
-        h.update((web.ASSETS / name).read_bytes())
-    url = f"{web.URL_PREFIX}{web.ASSETS}/{{}}?v={h.hexdigest()}"
-    return f'<link rel="stylesheet" href="{url.format(FILES[1])}"><script src="{url.format(FILES[0])}"></script>'
-
-
 def build(ctx, present, outputs: list, after_js: str, lesson_of) -> None:
     """The button and the panel (in the tab being built), and the follower's move: present(name, k) -> the values
     of `outputs`, as the lesson's own Next does; after_js runs after it (#lesson's data attributes); lesson_of(name)
     -> the lesson in the page's language (None for a name the app lacks), for what its step asks the class."""
 
     def ask(name: str, step: int) -> dict | None:
-        lesson = lesson_of(name)
-        return ask_of(lesson.steps[step - 1]) if lesson is not None and 1 <= step <= len(lesson.steps) else None
+        return ask_at(lesson_of(name), step)
 
     with gr.Row(elem_id="class-row"):
         start = gr.Button(static(START), elem_id="class-start", size="sm", scale=0, min_width=180)
@@ -95,7 +82,7 @@ def build(ctx, present, outputs: list, after_js: str, lesson_of) -> None:
         said = {**texts(), "ask": asked and {**asked, "lesson": lesson, "step": step}}
         if data.get("draw") is False:
             return (*skip, said)
-        shown = present(lesson, step - 1)
+        shown = present(lesson, linked_step(step))  # (from 1 to an index)
         return (*(shown if shown[0] != NOWHERE else skip), said)
 
     def kept(evt: gr.EventData) -> Any:
@@ -103,7 +90,7 @@ def build(ctx, present, outputs: list, after_js: str, lesson_of) -> None:
             return goto(evt)
         except Exception as exc:  # a bug: logged, the page keeps its step
             sentence_of(exc, "class")
-            return tuple(gr.skip() for _ in range(len(outputs) + 1))
+            return (*(gr.skip() for _ in outputs), gr.skip())
 
     panel.submit(never_raises(kept), None, [*outputs, panel], api_visibility="private", show_progress="hidden",
                  trigger_mode="always_last", queue=False).then(None, js=after_js)
