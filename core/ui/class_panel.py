@@ -1,5 +1,5 @@
-"""The live class on the Lesson tab: a button that starts one, the panel classroom.js draws (the code, the link, the QR
-code; a follower's bar), and the event that moves a follower's lesson to the teacher's step. Layout and wiring only:
+"""The live class on the Lesson tab: the panel classroom.js draws (a button that starts a class; the code, the link, the
+QR code; a follower's bar), and the event that moves a follower's lesson to the teacher's step. Layout and wiring only:
 the class itself is core/serve/classroom.py, served by core/serve/class_routes.py.
 """
 
@@ -17,10 +17,10 @@ from core.serve.classroom import SENTENCES
 from core.serve.lessons import linked_step
 
 from .common import never_raises, sentence_of
-from .i18n import static
 
 START = mark("Start a class")
 SAY = {  # what classroom.js shows, in the page's language: the panel's value
+    "start": START,
     "code": mark("Class code"),
     "code_said": mark("Class code {code}"),  # (for a screen reader: the characters one by one)
     "open": mark("Students open this address, or scan the code:"),
@@ -63,12 +63,11 @@ def build(ctx, present, outputs: list, after_js: str, lesson_of) -> None:
     def ask(name: str, step: int) -> dict | None:
         return ask_at(lesson_of(name), step)
 
-    with gr.Row(elem_id="class-row"):
-        start = gr.Button(static(START), elem_id="class-start", size="sm", scale=0, min_width=180)
-        panel = gr.HTML(texts(), html_template=TEMPLATE, js_on_load=JS_ON_LOAD, head=head(), elem_id="class-panel",
-                        container=False, padding=False, apply_default_css=False)
+    # (out of the page's flow: the lesson's screen keeps its height; classroom.js draws the start button, the code, the
+    # follower's bar, each fixed to a corner of the window)
+    panel = gr.HTML(texts(), html_template=TEMPLATE, js_on_load=JS_ON_LOAD, head=head(), elem_id="class-panel",
+                    container=False, padding=False, apply_default_css=False)
     ctx.first_values([panel], texts)
-    start.click(None, js="() => { window.AttnLabClass && window.AttnLabClass.start(); }")
 
     def goto(evt: gr.EventData) -> tuple:
         """The class's step (lesson, step from 1), sent by classroom.js: drawn when `draw` (a follower that follows),

@@ -130,7 +130,8 @@
     render();
   }
 
-  C.reveal = async function (shown) {
+  C.reveal = async function (shown) { // (also for the lesson's own reveal of an ask step: nothing without a class)
+    if (!cls || !cls.teacher || !state || !state.ask) return;
     try {
       state = await post(`class/${cls.code}/reveal`, { secret: cls.secret, shown: shown });
     } catch (e) { problem = e.message; }
@@ -420,6 +421,7 @@
       }
       parts.push(bar);
     }
+    if (!cls || cls.over && cls.teacher) parts.push(button(say.start, "class-start", C.start));
     if (problem && !(cls && !cls.teacher)) {
       const p = el("div", "al-class-panel al-class-problem", problem);
       p.id = "class-problem";
