@@ -12,7 +12,7 @@ from core.lab import lesson_format as fmt
 from core.lab import lesson_shelf
 
 LESSONS = ("chapter", "v1-v2", "by-hand")
-UNMEASURED = ("training", "real-chapter", "sink", "cost")  # a class's run, a real model, a saved benchmark
+UNMEASURED = ("real-chapter", "sink")  # a real model (none here: it says how to name one)
 NO_NUMBER = {  # steps whose claim is in words only (no number, no inequality): the view shows it, nothing to compare
     "chapter": ("Scores: every query against every key", "Output: a weighted sum of the values",
                 "Do not mythologise attention weights", "What taking a head out costs"),
@@ -62,6 +62,29 @@ def test_every_declared_expectation_holds_on_its_steps_view(shelf, lab, name, la
     assert sum(len(s.expect) for s in lesson.steps) >= 10
     with i18n.speaking(language):
         assert failures(lab, lesson) == []
+
+
+@pytest.mark.floats
+def test_the_training_steps_wait_for_the_classs_run_then_hold_on_its_figures(shelf, lab):
+    from core.serve import lessons
+    from core.serve.experiments import warm
+
+    steps = [s for s in shelf.get("chapter").steps if s.view == "training"]
+    assert len(steps) == 2 and all(s.expect for s in steps)
+    warm()  # (the class's default runs, trained once as the app warms them; a cache hit after)
+    for step in steps:
+        outcomes = lessons.shown(lab, step).outcomes
+        assert [o.held for o in outcomes] == [True] * len(step.expect), [o.text for o in outcomes]
+    said = lessons.shown(lab, steps[0]).outcomes[1].text
+    assert said.startswith("the last point (no mask: honest loss) > 5: measured 7."), said
+
+
+def test_a_class_run_not_finished_is_not_measured_yet():
+    from core.lab.lesson_expect import parse as parse_expect
+    from core.serve.lesson_checks import outcomes
+
+    (o,) = outcomes((parse_expect("last in line 0 < 1", "training"),), {"kind": "chart", "panels": []}, pending=True)
+    assert (o.held, o.measured, o.text) == (None, None, "the last point (line 0) < 1: not measured yet")
 
 
 @pytest.mark.floats

@@ -32,6 +32,8 @@ MEASURES: dict[str, tuple[tuple[str, ...], str]] = {
     "difference": (MATRICES, mark("the largest difference between the first two maps")),
     "heads": (MATRICES, mark("maps side by side")),
     "nan": (MATRICES, mark("cells that are NaN")),
+    "last": (CHARTS, mark("the last point")),
+    "growth": (CHARTS, mark("the last point over the one before")),
     "moved before": (("causality",), mark("every row before the edited token moved by")),
     "moved from": (("causality",), mark("every row from the edited token on moved by")),
 }
@@ -53,6 +55,7 @@ MESSAGES = {
     "changed": mark("{what}: now {measured} (with the step's own settings: {op} {value})"),
     "in_head": mark("{what} (map {n})"),
     "in_line": mark("{what} (line {n})"),
+    "named": mark("{what} ({part})"),
     "nothing": mark("nothing to measure"),
 }
 
@@ -79,10 +82,13 @@ class Expect:
             return same if self.op == "==" else not same
         return {">=": v >= n, "<=": v <= n, ">": v > n, "<": v < n}[self.op]
 
-    def what(self) -> str:
-        """The measure as the class reads it, in the current language."""
+    def what(self, part: str = "") -> str:
+        """The measure as the class reads it, in the current language (part: the name of the map or line it reads,
+        as the view titles it)."""
         said = t(MEASURES[self.measure][1], q=self.tokens[0], k=self.tokens[1]) if self.tokens else t(
             MEASURES[self.measure][1])
+        if self.head is not None and self.measure != "weight" and part:
+            return t(MESSAGES["named"], what=said, part=part)
         if self.head is not None and self.measure != "weight":
             return t(MESSAGES["in_head" if self.part == "head" else "in_line"], what=said, n=self.head)
         return said
@@ -124,10 +130,11 @@ def parse(text: str, view: str, line: int = 0) -> Expect:
     return Expect(what, m["op"], _number(m["value"]), tokens, head, m["part"] or "head", text.strip(), line)
 
 
-def said(expect: Expect, measured: tuple[float, ...] | None, changed: bool = False) -> tuple[str, bool | None]:
+def said(expect: Expect, measured: tuple[float, ...] | None, changed: bool = False,
+         part: str = "") -> tuple[str, bool | None]:
     """The check line the class reads, and whether it held (None: nothing measured yet, e.g. a run still training;
     changed: a control moved the view off the step's settings, so a claim that no longer holds is what changed)."""
-    fields = {"what": expect.what(), "op": OPS[expect.op], "value": written(expect.value)}
+    fields = {"what": expect.what(part), "op": OPS[expect.op], "value": written(expect.value)}
     if measured is None:
         return t(MESSAGES["pending"], **fields), None
     if not measured:
@@ -150,7 +157,7 @@ def number(v: float) -> str:
         return "-inf" if v < 0 else "inf"
     if abs(v - round(v)) < 1e-6 and abs(v) < 1e9:  # (a float32 row sum of 0.99999994 reads 1)
         return str(int(round(v)))
-    if abs(v) >= 0.01:
+    if abs(v) >= 0.1:
         return f"{v:.2f}"
     return f"{v:.2g}"
 

@@ -31,14 +31,26 @@ class Outcome:
 
 def outcomes(expects: tuple[Expect, ...], view: dict[str, Any] | None, pending: bool = False,
              changed: bool = False) -> tuple[Outcome, ...]:
-    """Each expectation measured on the drawn view (view None: nothing drawn, so each fails, or waits if pending;
+    """Each expectation measured on the drawn view (view None: nothing drawn, so each fails; pending: a class's run
+    not finished, so each waits;
     changed: the presenter's controls moved the view off the step's settings)."""
     out = []
     for e in expects:
-        measured = None if (view is None and pending) else (() if view is None else measure(e, view))
-        text, held = said(e, measured, changed)
+        measured = None if pending else (() if view is None else measure(e, view))
+        text, held = said(e, measured, changed, _part(e, view))
         out.append(Outcome(text, measured, held, e))
     return tuple(out)
+
+
+def _part(e: Expect, view: dict[str, Any] | None) -> str:
+    """The title of the map (or the name of the line) `in head N` / `in line N` reads, as the view shows it."""
+    if e.head is None or view is None:
+        return ""
+    if view.get("kind") == "chart":
+        lines = [s for p in view.get("panels", ()) for s in p.get("series", ())]
+        return str(lines[e.head]["name"]) if e.head < len(lines) else ""
+    heads = view.get("heads", ())
+    return str(heads[e.head]["title"]) if e.head < len(heads) else ""
 
 
 def _maps(view: dict[str, Any]) -> list[np.ndarray]:
@@ -63,6 +75,11 @@ def _chart_values(e: Expect, view: dict[str, Any]) -> tuple[float, ...]:
         ys = [v for v in panel["series"][0]["y"]]
         ys = ys[:at] if e.measure == "moved before" else ys[at:]
         return tuple(math.nan if v is None else float(v) for v in ys)
+    if e.measure in ("last", "growth"):  # each line's last point (where a run ended), or its ratio to the one before
+        ends = [[float(v) for v in s.get("y", ()) if v is not None and math.isfinite(v)][-2:] for s in lines]
+        if e.measure == "last":
+            return tuple(end[-1] for end in ends if end)
+        return tuple(end[1] / end[0] for end in ends if len(end) == 2 and end[0] != 0)
     ys = [float(v) for s in lines for v in s.get("y", ()) if v is not None and math.isfinite(v)]
     if not ys:
         return ()

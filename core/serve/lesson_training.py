@@ -47,6 +47,7 @@ def training(st: dict[str, Any]) -> tuple[dict, str]:
         return data, t(MESSAGES["waiting"])
     if not run.done:
         return data, t(MESSAGES["training"], percent=round(100 * run.fraction_done))
+    data = {**data, "done": True}  # (a step's expect: lines are measured on a finished run only)
     return data, (_mask_check(run) if kind == "mask" else _scale_check(run))
 
 

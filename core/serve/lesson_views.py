@@ -23,8 +23,6 @@ MESSAGES = {
     "input_token": mark("input token"),
     "input_dim": mark("input dimension (d_in)"),
     "weight_row": mark("output dimension (d_out)"),
-    "stored": mark("nn.Linear stores W_query.weight as {rows} × {cols} (d_out × d_in); SelfAttention_v1's W_query "
-                   "is {cols} × {rows} (d_in × d_out)"),
     "dropout_before": mark("evaluation"),  # (short: a head's title is as wide as its 6-token grid)
     "dropout_after": mark("training"),
     "dropout": mark("p = {p}: {zeroed} of {links} links dropped, the others ×{scale}; the rows now sum to {lo} … "
@@ -65,8 +63,7 @@ def transfer(st: dict[str, Any]) -> tuple[dict[str, Any], str]:
         data = matrix.heatmaps([f"out{i}" for i in range(w.shape[0])], [w], [t(MESSAGES["transfer_weight"])],
                                scale=matrix.value_scale(w), cols=[f"in{j}" for j in range(w.shape[1])], labels=labels)
         data["boundary"] = False
-        stored = t(MESSAGES["stored"], rows=w.shape[0], cols=w.shape[1])
-        return data, f"{r.verdict}  \n{stored}"
+        return data, r.verdict  # (the step's text says the shapes; the map is the weight as stored)
     v2, v1 = np.asarray(r.out_v2, dtype=float), np.asarray(r.out_v1, dtype=float)  # (6, d_out) each
     labels = {"x": t(MESSAGES["output_dim"]), "y": t(MESSAGES["input_token"]), "note": ""}
     cols = [f"out{j}" for j in range(r.d_out)]

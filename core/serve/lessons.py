@@ -116,7 +116,8 @@ def show(lab: Any, view: str, st: dict[str, Any], expect: tuple = (), changed: b
     else:
         shown = _show(lab, view, json.dumps(st, sort_keys=True, ensure_ascii=False), current())  # (text: per language)
     if expect:
-        found = lesson_checks.outcomes(expect, shown.view, pending=view == "training", changed=changed)
+        waiting = view == "training" and not (shown.view or {}).get("done")  # (a run not finished: measured later)
+        found = lesson_checks.outcomes(expect, shown.view, pending=waiting, changed=changed)
         check = "  \n".join([*([shown.check] if shown.check else []), *(markdown_text(o.text) for o in found)])
         shown = replace(shown, check=check, outcomes=found, view=_side_by_side(shown.view, expect))
     if shown.view is not None:
