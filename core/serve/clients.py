@@ -76,10 +76,11 @@ def key_of(request: object) -> str:
 
 
 class DirectShare:
-    """ASGI middleware: the direct REST routes (`/gradio_api/run/…`, only unqueued events answer there) get the
-    same per-client bound as the queue: PER_CLIENT requests in flight per client, a 429 sentence past it."""
+    """ASGI middleware: the direct REST routes (`/gradio_api/run/…`, only unqueued events answer there) and a live
+    class's routes (`/class/…`, core.serve.class_routes: an open stream is one request in flight) get the same
+    per-client bound as the queue: PER_CLIENT requests in flight per client, a 429 sentence past it."""
 
-    PREFIXES = ("/gradio_api/run/", "/gradio_api/api/")
+    PREFIXES = ("/gradio_api/run/", "/gradio_api/api/", "/class/")
 
     def __init__(self, app: Any) -> None:
         self.app, self.in_flight = app, Counter()

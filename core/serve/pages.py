@@ -3,8 +3,10 @@
 Gradio builds `/` (~520 KB) and `/config` (~455 KB) anew for every load (a deep copy of the whole app's config,
 ~25-40 ms of CPU each): 15 loads a second kept the server busy. What they return depends only on the address the
 request was sent to (the root URL written into them), so `PageCache`, ASGI middleware, keeps each answer per
-address for `seconds` and serves it as is. A request with a query (a page or deep link) or a cookie-based login
-is passed through.
+address for `seconds` and serves it as is. A request with a query is passed through (a Gradio deep link makes its
+own page), except the lab's own links to `/` (?lesson=, ?step=, ?class=, ?present=, ?print=): the page reads them
+itself, so it is the same page (measured: byte for byte), and thirty students opening a class's link at once cost
+one build (#34).
 """
 
 from __future__ import annotations
@@ -13,6 +15,7 @@ import time
 from typing import Any
 
 CACHED = {"/", "/config"}
+OURS = {b"lesson", b"step", b"class", b"present", b"print"}  # the page's own link keys: it reads them in the browser
 KEYS = (b"host", b"x-forwarded-host", b"x-forwarded-proto", b"x-forwarded-port", b"x-forwarded-prefix")
 
 
@@ -25,7 +28,7 @@ class PageCache:
 
     async def __call__(self, scope: dict, receive: Any, send: Any) -> None:
         if (scope["type"] != "http" or scope.get("method") not in ("GET", "HEAD") or scope.get("path") not in CACHED
-                or scope.get("query_string")):
+                or scope.get("query_string") and not (scope["path"] == "/" and ours(scope["query_string"]))):
             await self.app(scope, receive, send)
             return
         headers = dict(scope.get("headers") or [])
@@ -56,3 +59,9 @@ class PageCache:
         if len(self._kept) >= self.entries:
             self._kept.pop(next(iter(self._kept)))
         self._kept[key] = (time.monotonic(), dict(start), body)
+
+
+def ours(query: bytes) -> bool:
+    """A query made only of the lab's own link keys (their values do not change the page)."""
+    keys = {part.split(b"=", 1)[0] for part in query.split(b"&") if part}
+    return bool(keys) and keys <= OURS

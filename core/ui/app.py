@@ -19,6 +19,7 @@ from starlette.middleware import Middleware
 from core.lab.session import Lab
 from core.registry import Registry, load_registry
 from core.serve import clients
+from core.serve.class_routes import ClassRoutes
 from core.serve.errors import Sentences, bound_logs
 from core.serve.lesson_images import LessonImages
 from core.serve.limits import MAX_BODY_BYTES, BodyLimit, invalid_request_sentence
@@ -160,10 +161,10 @@ def launch_options(demo: gr.Blocks | None = None) -> dict[str, Any]:
         "app_kwargs": {  # fresh for each launch: Gradio adds to this dict
             # outermost first: one sentence for any failure, the Content-Security-Policy on every answer (images,
             # media, frames and forms from the lab only, #31), the lessons' images, the page built once, a share of
-            # the direct routes per client, the body cap, the queue's door: a 404 for a stream nobody waits for, a
-            # 429 past one's share (#26)
+            # the direct routes per client (a live class's too), the live class's routes (#34), the body cap, the
+            # queue's door: a 404 for a stream nobody waits for, a 429 past one's share (#26)
             "middleware": [Middleware(Sentences), Middleware(ContentPolicy), Middleware(LessonImages),
-                           Middleware(PageCache), Middleware(clients.DirectShare),
+                           Middleware(PageCache), Middleware(clients.DirectShare), Middleware(ClassRoutes),
                            Middleware(BodyLimit, max_bytes=MAX_BODY_BYTES),
                            *([Middleware(gradio_seams.QueueDoor, blocks=demo)] if demo is not None else [])],
             "exception_handlers": {RequestValidationError: _invalid_request},

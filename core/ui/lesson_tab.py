@@ -13,7 +13,7 @@ from core.lab.lesson_format import MISTAKES, MODES
 from core.render import web
 from core.serve import lessons
 
-from . import access, i18n, lab_link, trained_panel
+from . import access, class_panel, i18n, lab_link, trained_panel
 from .common import never_raises, sentence_of, view
 from .i18n import static
 from .lesson_handout import handout
@@ -207,6 +207,7 @@ def build(ctx) -> None:
     for control in controls:
         (control.submit if control is sentence else control.input)(
             kept(changed, 3), [position, *controls], [shown, check, lab_state], **fast)
+    class_panel.build(ctx, present, outputs, MARK_JS, lesson_of)  # a live class follows this lesson (#34)
     ctx.shared.setdefault("after_tabs", []).append(lambda: _wire_lab(ctx, to_lab, lab_state, position))
     ctx.warm.append(lambda: [lessons.show(ctx.lab, s.view, lessons.state(s))
                              for s in (shelf.get(first).steps if first else ())])

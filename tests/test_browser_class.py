@@ -1,0 +1,165 @@
+"""A live class in Chromium: a teacher's page and three followers (one in Chinese, one a 390×844 phone) follow five
+steps; a follower pages back and returns with Follow; a dropped connection rejoins on the current step; the teacher
+sees how many follow; an ended or guessed code is one sentence."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import pytest
+
+from core.serve import class_routes
+from tests.pages import TIMEOUT
+from tests.test_browser_access import violations
+
+pytestmark = pytest.mark.browser
+SHOTS = Path(os.environ.get("ATTENTION_LAB_SHOTS", "/tmp/attention-lab-class-shots"))
+
+
+def opened(browser, url: str, width: int = 1280, height: int = 720, locale: str = "en-US"):
+    context = browser.new_context(viewport={"width": width, "height": height}, locale=locale)
+    page = context.new_page()
+    page.set_default_timeout(TIMEOUT)
+    page.hosts = set()
+    page.on("request", lambda r: page.hosts.add(r.url.split("/")[2]))
+    page.goto(url)
+    return page
+
+
+def step_of(page) -> str:
+    return page.locator("#lesson").get_attribute("data-step")
+
+
+def on_step(page, step: int) -> None:
+    page.wait_for_function("(s) => { const l = document.getElementById('lesson'); return l && l.dataset.step === s; }",
+                           arg=str(step), timeout=15_000)
+
+
+def next_step(teacher, step: int) -> int:
+    teacher.locator("#lesson-next").click()
+    on_step(teacher, step + 1)
+    return step + 1
+
+
+def status(page) -> str:
+    return page.locator("#class-status").inner_text()
+
+
+def test_a_class_follows_the_teacher_step_by_step(browser, app_url):
+    SHOTS.mkdir(parents=True, exist_ok=True)
+    teacher = opened(browser, f"{app_url}?lesson=chapter&class=new", 1280, 720)
+    code_box = teacher.locator("#class-code")
+    code_box.wait_for()
+    code = code_box.get_attribute("data-code")
+    assert len(code) >= 6 and code_box.inner_text().strip() == code
+    assert f"class={code}" in teacher.url and teacher.locator(".al-class-qr path").count() == 1
+    link = teacher.locator(".al-class-link").inner_text()
+    assert link.endswith(f"?class={code}")
+    on_step(teacher, 1)
+    followers = [opened(browser, f"{app_url}?class={code}", 1400, 1000),
+                 opened(browser, f"{app_url}?class={code}", 1280, 720, locale="zh-CN"),
+                 opened(browser, f"{app_url}?class={code}", 390, 844)]
+    english, chinese, phone = followers
+    try:
+        for f in followers:
+            f.locator("#class-code").wait_for()
+            assert f.locator("#class-code").get_attribute("data-code") == code
+            on_step(f, 1)
+        teacher.wait_for_function("() => /3/.test(document.querySelector('.al-class-count').textContent)")
+        chinese.wait_for_function("() => (document.getElementById('class-status') || {}).textContent === '你正跟随老师。'")
+        step = 1
+        for _ in range(4):  # five steps: each follower's lesson is where the teacher's is
+            step = next_step(teacher, step)
+            for f in followers:
+                on_step(f, step)
+        teacher.screenshot(path=str(SHOTS / "teacher-1280.png"))
+        chinese.screenshot(path=str(SHOTS / "follower-zh-1280.png"))
+        phone.screenshot(path=str(SHOTS / "follower-390.png"))
+
+        phone.locator("#lesson-back").click()  # the phone pages back on its own
+        on_step(phone, step - 1)
+        phone.locator("#class-follow").wait_for()
+        assert "class is at step 5" in status(phone)
+        step = next_step(teacher, step)
+        on_step(english, step)
+        assert step_of(phone) == str(step - 2)  # it stays where its student went
+        phone.locator("#class-follow").click()
+        on_step(phone, step)
+        assert status(phone) == "You follow the teacher."
+
+        english.route("**/class/*/events*", lambda route: route.abort())  # its connection drops, and stays down
+        class_routes.hub().drop(code)
+        english.wait_for_function("() => /dropped/.test((document.getElementById('class-status') || {}).textContent)")
+        step = next_step(teacher, step)
+        step = next_step(teacher, step)
+        on_step(chinese, step)
+        assert step_of(english) == str(step - 2)
+        english.unroute("**/class/*/events*")  # back: it rejoins by itself and lands on the class's step
+        on_step(english, step)
+
+        teacher.locator("#class-show").click()
+        teacher.screenshot(path=str(SHOTS / "teacher-shown-1280.png"))
+        teacher.locator("#class-end").click()
+        for f, sentence in ((english, "The teacher ended the class."), (chinese, "老师结束了课堂。")):
+            f.wait_for_function("(s) => (document.getElementById('class-status') || {}).textContent === s", arg=sentence)
+        assert teacher.locator("#class-code").count() == 0 and "class=" not in teacher.url
+        for p in (teacher, *followers):
+            assert p.hosts <= {app_url.split("/")[2]}  # nothing but the lab itself
+    finally:
+        for p in (teacher, *followers):
+            p.context.close()
+
+
+def test_a_guessed_code_is_one_sentence(browser, app_url):
+    page = opened(browser, f"{app_url}?class=ZZZZ22", 390, 844, locale="es-ES")
+    try:
+        page.wait_for_function("() => /ZZZZ22/.test((document.getElementById('class-status') || {}).textContent)")
+        assert status(page) == ("No hay ninguna clase con el código ZZZZ22: revisa el código; puede que la clase haya "
+                                "terminado.")
+        page.screenshot(path=str(SHOTS / "guessed-390.png"))
+    finally:
+        page.context.close()
+
+
+def test_the_class_answers_an_ask_step_and_the_teacher_reveals_the_chart(browser, app_url):
+    # the chapter's step 4 asks "Without dividing by √d, what happens to the largest weight?", with three options
+    teacher = opened(browser, f"{app_url}?lesson=chapter&step=3&class=new", 1280, 720)
+    teacher.locator("#class-code").wait_for()
+    code = teacher.locator("#class-code").get_attribute("data-code")
+    followers = [opened(browser, f"{app_url}?class={code}", 1280, 720),
+                 opened(browser, f"{app_url}?class={code}", 1280, 720, locale="zh-CN"),
+                 opened(browser, f"{app_url}?class={code}", 390, 844)]
+    english, chinese, phone = followers
+    try:
+        for f in followers:
+            on_step(f, 3)
+        teacher.wait_for_function("() => /3/.test(document.querySelector('.al-class-count').textContent)")
+        next_step(teacher, 3)
+        phone.locator("#class-choice-2").wait_for()
+        phone.screenshot(path=str(SHOTS / "follower-ask-390.png"))
+        for f, choice in ((english, 0), (chinese, 2), (phone, 0)):
+            f.locator(f"#class-choice-{choice}").click()
+            f.locator(".al-class-ask .al-class-note").wait_for()
+        assert chinese.locator(".al-class-ask .al-class-note").inner_text() == "你的答案已提交：逼近 0"
+        teacher.wait_for_function("() => (document.getElementById('class-answered') || {}).textContent === "
+                                  "'Answered: 3 of 3'")
+        teacher.locator("#class-reveal").click()
+        teacher.locator("#class-chart").wait_for()
+        rows = lambda p: p.locator("#class-chart .al-class-row").all_inner_texts()  # noqa: E731
+        assert [" ".join(r.split()) for r in rows(teacher)] == ["it climbs towards 1 2", "it stays the same 0",
+                                                                "it falls towards 0 1"]
+        chinese.locator("#class-chart").wait_for()
+        assert [" ".join(r.split()) for r in rows(chinese)] == ["逼近 1 2", "不变 0", "逼近 0 1"]
+        phone.locator("#class-chart").wait_for()
+        for p in (teacher, chinese, phone):  # the panel, the bar, the chart: WCAG 2.1 AA, as every tab
+            assert violations(p) == [], p.url
+        teacher.screenshot(path=str(SHOTS / "teacher-chart-1280.png"))
+        chinese.screenshot(path=str(SHOTS / "follower-chart-zh-1280.png"))
+        phone.screenshot(path=str(SHOTS / "follower-chart-390.png"))
+        next_step(teacher, 4)  # the next step: no question, no chart
+        on_step(english, 5)
+        assert english.locator("#class-chart").count() == 0
+    finally:
+        for p in (teacher, *followers):
+            p.context.close()
