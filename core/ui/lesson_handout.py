@@ -34,7 +34,7 @@ def handout(lab: Any, lesson: Any) -> dict[str, Any]:
     steps, total = [], len(lesson.steps)
     for k, step in enumerate(lesson.steps):
         try:
-            shown = lessons.show(lab, step.view, lessons.state(step))
+            shown = lessons.shown(lab, step)
             view, check = shown.view, shown.check
         except Exception as exc:  # (a teacher's state the view refuses: said where its check goes)
             view, check = None, sentence_of(exc, "lesson")

@@ -12,6 +12,7 @@ from core.i18n import mark, t
 from core.lab.lesson_format import MISTAKES, MODES
 from core.render import web
 from core.serve import lessons
+from core.transfer import MISTAKE_LABELS
 
 from . import access, class_panel, i18n, lab_link, trained_panel
 from .common import never_raises, sentence_of, view
@@ -91,7 +92,7 @@ def build(ctx) -> None:
                 scaled = gr.Checkbox(True, label=static(TEXT["scaled"]), visible=False, elem_id="lesson-scaled")
                 sentence = gr.Textbox(label=static(TEXT["sentence"]), visible=False, elem_id="lesson-sentence",
                                       max_lines=2)
-                mistake = gr.Radio(list(MISTAKES), value="none", label=static(TEXT["mistake"]),
+                mistake = gr.Radio([(static(MISTAKE_LABELS[m]), m) for m in MISTAKES], value="none", label=static(TEXT["mistake"]),
                                    visible=False, elem_id="lesson-mistake")
                 mode = gr.Radio([(static(ABLATIONS[m]), m) for m in MODES], value="zero", label=static(TEXT["mode"]),
                                 visible=False, elem_id="lesson-mode")
@@ -115,7 +116,7 @@ def build(ctx) -> None:
         """The step's view, check and lab state; a state the view refuses is said in the check (the page stays)."""
         step = lesson.steps[k]
         try:
-            s = lessons.show(ctx.lab, step.view, lessons.state(step, overrides))
+            s = lessons.shown(ctx.lab, step, overrides)  # (its expectations measured under the check)
             return s.view, s.check, {**s.lab, "view": step.view}
         except Exception as exc:  # a teacher's state the view cannot take: one sentence where the check goes
             return None, sentence_of(exc, "lesson"), None
@@ -209,7 +210,7 @@ def build(ctx) -> None:
             kept(changed, 3), [position, *controls], [shown, check, lab_state], **fast)
     class_panel.build(ctx, present, outputs, MARK_JS, lesson_of)  # a live class follows this lesson (#34)
     ctx.shared.setdefault("after_tabs", []).append(lambda: _wire_lab(ctx, to_lab, lab_state, position))
-    ctx.warm.append(lambda: [lessons.show(ctx.lab, s.view, lessons.state(s))
+    ctx.warm.append(lambda: [lessons.shown(ctx.lab, s)
                              for s in (shelf.get(first).steps if first else ())])
 
 
