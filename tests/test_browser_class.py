@@ -144,7 +144,8 @@ def test_the_class_answers_an_ask_step_and_the_teacher_reveals_the_chart(browser
         assert chinese.locator(".al-class-ask .al-class-note").inner_text() == "你的答案已提交：逼近 0"
         teacher.wait_for_function("() => (document.getElementById('class-answered') || {}).textContent === "
                                   "'Answered: 3 of 3'")
-        teacher.locator("#class-reveal").click()
+        teacher.locator("#lesson-next").click()  # the lesson's own reveal of its question reveals the class's too
+        teacher.wait_for_function("() => !document.getElementById('lesson').dataset.phase")
         teacher.locator("#class-chart").wait_for()
         rows = lambda p: p.locator("#class-chart .al-class-row").all_inner_texts()  # noqa: E731
         assert [" ".join(r.split()) for r in rows(teacher)] == ["it climbs towards 1 2", "it stays the same 0",
@@ -157,6 +158,8 @@ def test_the_class_answers_an_ask_step_and_the_teacher_reveals_the_chart(browser
         teacher.screenshot(path=str(SHOTS / "teacher-chart-1280.png"))
         chinese.screenshot(path=str(SHOTS / "follower-chart-zh-1280.png"))
         phone.screenshot(path=str(SHOTS / "follower-chart-390.png"))
+        teacher.locator("#class-reveal").click()  # the panel's own button hides the answers again, on every page
+        chinese.wait_for_function("() => !document.getElementById('class-chart')")
         next_step(teacher, 4)  # the next step: no question, no chart
         on_step(english, 5)
         assert english.locator("#class-chart").count() == 0

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import ast
+import functools
 import importlib.metadata as md
 import sys
 import tomllib
@@ -30,9 +31,15 @@ def imported_modules(path: Path) -> set[str]:
     return names - set(sys.stdlib_module_names) - OURS - {"__future__"}
 
 
+@functools.cache
+def provided() -> dict[str, list[str]]:
+    """Top-level module → the distributions that provide it (a scan of every installed one: read once)."""
+    return md.packages_distributions()
+
+
 def distributions(module: str) -> set[str]:
     """The installed distributions that provide a top-level module."""
-    return {canonicalize_name(d) for d in md.packages_distributions().get(module, [])}
+    return {canonicalize_name(d) for d in provided().get(module, [])}
 
 
 def pyproject() -> dict:

@@ -119,7 +119,12 @@
 
   // After each move (core/ui/lesson_tab.py MARK_JS wrote #lesson's data attributes, the public contract): the
   // address. first: the page's first step, whose address (bare, a lab link's ?sentence=..., a handout's) is kept.
+  let before = ""; // the place marked last: "lesson/step/phase"
   L.marked = function (first) {
+    const l = document.getElementById("lesson"), place = l ? [l.dataset.lesson, l.dataset.step].join("/") : "";
+    // a question revealed here (same step, its "ask" phase over) is revealed to a live class's pages too (#34)
+    if (l && before === place + "/ask" && !l.dataset.phase && window.AttnLabClass) window.AttnLabClass.reveal(true);
+    before = l ? place + "/" + (l.dataset.phase || "") : "";
     const q = query();
     if (first && !q.has("lesson")) return; // the bare address (or a lab link's) stays until the presenter moves
     if (first && q.get("print") === "1") return;
