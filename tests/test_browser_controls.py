@@ -118,8 +118,11 @@ def test_the_weights_switch_opens_the_trained_model_on_its_most_telling_head(pag
 def test_causality_position_ranges_over_the_sentence_and_refuses_what_it_cannot_take(page):
     page.get_by_role("tab", name="Causality").click()
     page.wait_for_selector("#causality-bars .al-root[data-stamp]:not([data-stamp=''])")
+    stamp = page.locator("#causality-bars .al-root").get_attribute("data-stamp")
     page.locator("#causality-sentence textarea").fill("a b c d e")
     page.wait_for_function("() => document.querySelector('#causality-position input[type=range]').max === '4'")
+    page.wait_for_function("(s) => document.querySelector('#causality-bars .al-root').dataset.stamp !== s", arg=stamp)
+    # (the new sentence drawn: its chain's last step would otherwise clear the sentence said below, under load)
     box = page.locator("#causality-position input[type=number]")
     box.fill("40")
     box.press("Enter")

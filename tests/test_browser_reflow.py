@@ -13,10 +13,12 @@ SENTENCE = "The cat sat on the mat because it was tired"
 
 
 # Inside the open tab: anything drawn past the page's right edge, and anything in a view past the view's own box
-# (scroll regions that scroll on purpose excepted: a table of numbers, a dataframe, code, typeset maths).
+# (scroll regions that scroll on purpose excepted: a table of numbers, a dataframe, code, typeset maths, and the
+# tab bar, one row that scrolls sideways under 820 px: the page itself must not).
 OVERFLOW = """() => {
   const W = document.documentElement.clientWidth, out = [];
-  const skip = '.al-numbers-wrap, .al-tip, .al-sr, .table-wrap, .cm-scroller, .katex-display, .visually-hidden';
+  const skip = '.al-numbers-wrap, .al-tip, .al-sr, .table-wrap, .cm-scroller, .katex-display, .visually-hidden, ' +
+    '.tab-container[role=tablist]';
   for (const e of document.body.querySelectorAll('*')) {
     const r = e.getBoundingClientRect();
     if (!r.width || e.offsetParent === null || e.closest(skip) || getComputedStyle(e).visibility === 'hidden') continue;

@@ -186,6 +186,7 @@ def test_the_load_scripts_small_case_delivers_every_step_to_ten_followers(app_ur
     row = asyncio.run(class_load.deliveries(app_url, 10, forwarded=False, steps=3, gap=0.3))
     print("class_load, 10 followers:", row)
     assert row["delivered"] == 30 and row["missing"] == 0
+    assert row["drawn"] == 30 and "draw_errors" not in row  # each follower's page drew each step
 
 
 def test_thirty_students_opening_a_class_link_cost_one_page_build():

@@ -45,4 +45,6 @@ def test_the_handout_holds_every_step_with_its_title_view_and_check():
         assert h2[2:] == [step.title]
         assert page["head"].endswith(f"step {k} of {len(lesson.steps)}")
         assert page["view"] is None or page["view"].get("window_reserve") == 0  # drawn for paper, not a window
+        if page["view"] is not None and page["view"].get("kind") == "heatmaps":  # paper has no thumbnail to click:
+            assert not page["view"]["focus"] and not page["view"].get("side_by_side")  # every map drawn, none focused
     assert sum(page["view"] is not None for page in data["steps"]) >= len(lesson.steps) - 1

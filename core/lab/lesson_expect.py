@@ -30,7 +30,7 @@ MEASURES: dict[str, tuple[tuple[str, ...], str]] = {
     "largest": ((*MATRICES, *CHARTS), mark("the largest value")),
     "smallest": ((*MATRICES, *CHARTS), mark("the smallest value")),
     "difference": (MATRICES, mark("the largest difference between the first two maps")),
-    "heads": (MATRICES, mark("maps side by side")),
+    "heads": (MATRICES, mark("maps shown")),
     "nan": (MATRICES, mark("cells that are NaN")),
     "last": (CHARTS, mark("the last point")),
     "growth": (CHARTS, mark("the last point over the one before")),

@@ -36,6 +36,7 @@ ENV = "ATTENTION_LAB_LESSONS"  # a teacher's folder of lesson files (several: se
 HEIGHT = 300  # px a step's drawn view may take: text, view and controls fit 1024×768 without scrolling
 RESERVE = 768 - HEIGHT  # px of the window the rest of a step's screen takes: a taller window, a taller view
 FONT_PX = 17  # the views' token labels, read from the back of a room
+PAGE_HEIGHT = 520  # px of a step's view on the handout's printed page (A4 or Letter, its text above it)
 DEFAULTS: dict[str, Any] = lesson_keys.DEFAULTS  # what a key a step does not set takes (the parser checks with it)
 TRAINED_SENTENCE = CHAPTER_SENTENCE
 LAB_TABS = {  # the lab tab a step continues in (core.ui module names)
@@ -150,6 +151,16 @@ def _fit(data: dict[str, Any], panel: int | None = None, **extra: Any) -> dict[s
             "focus": True,  # heads too small side by side for every label: one big, the others as thumbnails
             "check": False,  # (heads side by side on one screen; the step's own check says it)
             "labels": {**data.get("labels", {}), "note": ""}, **extra}  # (the tab's "click a token" hint: not here)
+
+
+def on_paper(view: dict[str, Any] | None) -> dict[str, Any] | None:
+    """A step's view for the handout's paper: a fixed height (no window to fill), every map drawn (no thumbnails)."""
+    if view is None:
+        return None
+    if view.get("kind") == "chart":
+        return {**view, "height": PAGE_HEIGHT - 60, "window_reserve": 0}  # (its title and legend above the plot)
+    return {**view, "height_budget": PAGE_HEIGHT, "window_reserve": 0, "focus": False,  # (heads side by side: paper
+            "side_by_side": False}  # has no thumbnail to click, so never one map and thumbnails)
 
 
 def _lab(st: dict[str, Any]) -> dict[str, Any]:

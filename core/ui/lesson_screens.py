@@ -8,6 +8,7 @@ import html
 
 from core.i18n import mark, t
 from core.render.tokens import visible
+from core.serve.lesson_moves import number
 
 MESSAGES = {
     "where": mark("step {n} of {total}"),
@@ -97,7 +98,7 @@ def _steps(lesson, here: int | None) -> str:
     for k, step in enumerate(lesson.steps):
         current = ' aria-current="step"' if k == here else ""
         items.append(f'<li><button type="button" class="al-jump" data-k="{k}"{current}>'
-                     f'<span class="al-jump-n">{k + 1}</span> {html.escape(step.title)}</button></li>')
+                     f'<span class="al-jump-n">{number(k)}</span> {html.escape(step.title)}</button></li>')
     return f'<ol class="al-steps">{"".join(items)}</ol>'
 
 

@@ -19,6 +19,7 @@ from .common import never_raises, sentence_of, view
 from .i18n import static
 from .lesson_handout import handout
 from .lesson_moves import END, At, arrive, asks, linked, loads, moved
+from .lesson_moves import jumped as chosen
 from .lesson_screens import (  # noqa: F401 - where_html, failed_html, missing_html, loaded_text: the tab's pieces
     MESSAGES,
     ask_html,
@@ -157,7 +158,7 @@ def build(ctx) -> None:
         lesson = lesson_of(loads(pos).name)
         if lesson is None:
             return tuple(gr.skip() for _ in outputs)
-        return present(lesson, arrive(lesson, linked(k if k == END else int(k) + 1, len(lesson.steps))[0]))
+        return present(lesson, chosen(lesson, k))
 
     def picked(name: Any, pos: str) -> tuple:
         """Another lesson chosen: its first step. The picker's input also fires when it loses the focus (Gradio's

@@ -74,7 +74,7 @@
     const gap = narrow ? 8 : GAP, hit = narrow ? A.axes.TAP : 0;
     root.classList.toggle("al-narrow", narrow);
     // The labels at a size, and the grid they leave for n heads in `width` px.
-    const size = (px, width, n, minColumns) => {
+    const size = (px, width, n, minColumns, maxColumns) => {
       const font = `${px}px ${fam}`;
       const yl = labelsFor(rows, font, data.position_labels);
       const xl = colsAreTokens ? labelsFor(cols, font, data.position_labels) : { text: cols.map(String), width: 0 };
@@ -82,21 +82,39 @@
       const xLabelH = (cell) => (cell >= xl.width ? px * 1.6 : xl.width + 12) + 28;
       const labelW = yl.width + yTitle + 8 + gap; // the y column: labels, title (and its CJK margin) and the gap
       const lay = A.gridLayout(width, n, rows.length, cols.length, labelW, xLabelH, {
-        maxColumns: data.max_columns, minColumns: minColumns, budget: A.fitHeight(data.height_budget, data),
+        maxColumns: maxColumns || data.max_columns, minColumns: minColumns, budget: A.fitHeight(data.height_budget, data),
         maxCell: data.max_cell, minHead: data.min_head,
       });
       return { px, yl, xl, xLabelH, labelW, lay };
     };
     // cells too small for the wanted labels: smaller ones (never under the minimum), and the grid again
-    const fitted = (width, n, minColumns) => {
-      const wanted = data.font_px || (narrow ? 13 : 15), first = size(wanted, width, n, minColumns);
+    const fitted = (width, n, minColumns, maxColumns) => {
+      const wanted = data.font_px || (narrow ? 13 : 15), first = size(wanted, width, n, minColumns, maxColumns);
       const px = A.axes.labelPx(first.lay.cell, wanted, narrow ? A.axes.MIN_PHONE_PX : A.axes.MIN_LABEL_PX);
-      return px === wanted ? first : size(px, width, n, minColumns);
+      return px === wanted ? first : size(px, width, n, minColumns, maxColumns);
     };
     let sz = fitted(W, heads.length, data.min_columns);
     let order = heads.map((_, h) => h); // the heads drawn big, in their order
     const labelled = (z) => rows.length > 24 || z.lay.cell * 1.001 >= z.px * A.axes.LABEL_PITCH;
-    const focus = data.focus && heads.length > 1 && !labelled(sz) && A.thumbStrip; // (a lesson's screen)
+    if (data.side_by_side && heads.length > 1 && !labelled(sz)) {
+      // a lesson's maps compared at a glance, too small in one row for every label: onto more rows, where every
+      // label keeps its size and the rows stay within the view's height; else one big map and the others as
+      // thumbnails beside it (every map still in sight, none with a label thinned out)
+      const budget = A.fitHeight(data.height_budget, data), titleFont = `600 16px ${fam}`;
+      const tall = (z) => { // px of the grid: per row of maps its title, cells, x labels, table toggle and gap
+        const per = Math.ceil(heads.length / z.lay.columns), width = cols.length * z.lay.cell;
+        const lines = A.axes.titleLines(heads.map((h) => h.title), width, titleFont);
+        const titleH = lines > 1 ? lines * A.axes.TITLE_LINE + 6 : TITLE_H;
+        return per * (titleH + rows.length * z.lay.cell + z.xLabelH(z.lay.cell) + gap + (labels.numbers ? 28 : 0));
+      };
+      let best = null;
+      for (let c = heads.length - 1; c >= 1; c--) {
+        const z = fitted(W, heads.length, c, c);
+        if (labelled(z) && tall(z) <= budget && (!best || z.lay.cell > best.lay.cell)) best = z;
+      }
+      if (best) sz = best;
+    }
+    const focus = (data.focus || data.side_by_side) && heads.length > 1 && !labelled(sz) && A.thumbStrip; // (a lesson's screen)
     if (focus) { // one head big with every label, the others as thumbnails beside it: a click focuses one
       const shape = rows.join("\u0000") + "\u0001" + heads.length; // another sentence or step: head 0 again
       if (state.focusOf !== shape || !(Number.isInteger(state.focus) && state.focus < heads.length)) state.focus = 0;

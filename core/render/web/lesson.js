@@ -131,6 +131,28 @@
     L.address();
   };
 
+  // A step's check too long for the screen beside its view (its expectations measured under it; presenting, the
+  // words' column is a third of the screen): a size smaller, down to 16 px, rather than push itself or the step's
+  // controls under it past the screen's foot. Each new check starts at the full size. Not on a phone: its step
+  // scrolls, Next stays in reach.
+  const FIT = ["", "18", "16"];
+  let fitting = 0;
+  const foot = (words) => Math.max(0, ...[...words.children].filter((e) => e.offsetParent)
+    .map((e) => e.getBoundingClientRect().bottom)) + scrollY;
+  function fitCheck() {
+    fitting = 0;
+    const c = document.getElementById("lesson-check"), words = document.getElementById("lesson-words");
+    if (!c || !words) return;
+    c.dataset.fit = "";
+    if (!c.offsetParent || innerWidth <= 820) return;
+    for (let i = 1; i < FIT.length && foot(words) > innerHeight; i++) c.dataset.fit = FIT[i];
+  }
+  L.fitCheck = () => { if (!fitting) fitting = requestAnimationFrame(fitCheck); };
+  new MutationObserver((records) => {
+    if (records.some((r) => r.target.closest && r.target.closest("#lesson-step"))) L.fitCheck();
+  }).observe(document.documentElement, { childList: true, subtree: true, characterData: true });
+  window.addEventListener("resize", L.fitCheck);
+
   if (query().get("present") === "1") root.classList.add("al-present");
   if (query().get("print") === "1") root.classList.add("al-print");
   L.marked(true); // (the first step may have come before this file)
