@@ -37,6 +37,9 @@ def on_step(page, step: int) -> None:
 
 
 def next_step(teacher, step: int) -> int:
+    if teacher.locator("#lesson").get_attribute("data-phase") == "ask":  # a question shown: this press reveals it
+        teacher.locator("#lesson-next").click()
+        teacher.wait_for_function("() => !document.getElementById('lesson').dataset.phase")
     teacher.locator("#lesson-next").click()
     on_step(teacher, step + 1)
     return step + 1
@@ -103,7 +106,8 @@ def test_a_class_follows_the_teacher_step_by_step(browser, app_url):
         teacher.locator("#class-end").click()
         for f, sentence in ((english, "The teacher ended the class."), (chinese, "老师结束了课堂。")):
             f.wait_for_function("(s) => (document.getElementById('class-status') || {}).textContent === s", arg=sentence)
-        assert teacher.locator("#class-code").count() == 0 and "class=" not in teacher.url
+        teacher.wait_for_function("() => !location.search.includes('class=')")  # (its own answer may come after theirs)
+        assert teacher.locator("#class-code").count() == 0
         for p in (teacher, *followers):
             assert p.hosts <= {app_url.split("/")[2]}  # nothing but the lab itself
     finally:
@@ -166,3 +170,69 @@ def test_the_class_answers_an_ask_step_and_the_teacher_reveals_the_chart(browser
     finally:
         for p in (teacher, *followers):
             p.context.close()
+
+
+# Whatever the class draws (the start button, the teacher's code, its corner, a follower's bar), the lesson's Back,
+# Next and Present and its view stay uncovered and clickable, presenting or not, on a projector, a laptop and a phone.
+SIZES = [(1024, 768), (1280, 720), (1920, 1080), (390, 844)]
+COVERED = """() => {
+  const box = (e) => { if (!e || !e.getClientRects().length) return null; const b = e.getBoundingClientRect();
+                       return b.width && b.height ? b : null; };
+  const mine = [...document.querySelectorAll('#class-dock > *')].map(box).filter(Boolean);
+  const hit = (a, b) => a.left < b.right && b.left < a.right && a.top < b.bottom && b.top < a.bottom;
+  const out = [];
+  for (const id of ['lesson-back', 'lesson-next', 'lesson-present', 'lesson-view']) {
+    const b = box(document.getElementById(id));
+    if (!b) continue;
+    if (mine.some((m) => hit(m, b))) out.push(id);
+    const x = (b.left + b.right) / 2, y = (b.top + b.bottom) / 2;
+    const at = x >= 0 && y >= 0 && x < innerWidth && y < innerHeight ? document.elementFromPoint(x, y) : null;
+    if (id !== 'lesson-view' && at && !document.getElementById(id).contains(at)) out.push(id + ' (under ' + at.id + ')');
+  }
+  return {covered: out, drawn: mine.length, wide: document.documentElement.scrollWidth - innerWidth};
+}"""
+
+
+def uncovered(page, what: str) -> None:
+    for width, height in SIZES:
+        page.set_viewport_size({"width": width, "height": height})
+        for presenting in (False, True):
+            page.evaluate("(on) => window.AttnLabLesson.present(on)", presenting)
+            page.evaluate("() => window.scrollTo(0, 0)")
+            page.wait_for_timeout(150)
+            found = page.evaluate(COVERED)
+            assert found["drawn"] and not found["covered"] and found["wide"] <= 0, (what, width, height, presenting,
+                                                                                    found)
+            if (width, height) == (1280, 720):
+                page.screenshot(path=str(SHOTS / f"uncovered-{what}-{'present' if presenting else 'page'}.png"))
+    page.evaluate("() => window.AttnLabLesson.present(false)")
+
+
+def test_the_class_never_covers_the_lessons_buttons_or_its_view(browser, app_url):
+    SHOTS.mkdir(parents=True, exist_ok=True)
+    page = opened(browser, f"{app_url}?lesson=chapter&step=2")
+    teacher = opened(browser, f"{app_url}?lesson=chapter&step=2&class=new")
+    follower = None
+    try:
+        page.locator("#class-start").wait_for()
+        uncovered(page, "start")
+        teacher.locator("#class-code").wait_for()
+        code = teacher.locator("#class-code").get_attribute("data-code")
+        follower = opened(browser, f"{app_url}?class={code}")
+        follower.locator("#class-status").wait_for()
+        uncovered(teacher, "code")
+        teacher.set_viewport_size({"width": 1280, "height": 720})
+        teacher.locator("#class-hide").click()
+        uncovered(teacher, "corner")
+        next_step(teacher, 2)
+        next_step(teacher, 3)  # the chapter's step 4 asks the class
+        follower.locator("#class-choice-0").wait_for()
+        uncovered(follower, "follower")
+        teacher.set_viewport_size({"width": 1280, "height": 720})
+        teacher.locator("#class-show").click()
+        teacher.locator("#class-end").click()
+        teacher.locator("#class-start").wait_for()
+    finally:
+        for p in (page, teacher, follower):
+            if p:
+                p.context.close()

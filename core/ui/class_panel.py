@@ -5,7 +5,6 @@ the class itself is core/serve/classroom.py, served by core/serve/class_routes.p
 
 from __future__ import annotations
 
-import json
 from typing import Any
 
 import gradio as gr
@@ -17,6 +16,7 @@ from core.serve.classroom import SENTENCES
 from core.serve.lessons import linked_step
 
 from .common import never_raises, sentence_of
+from .lesson_moves import arrive
 
 START = mark("Start a class")
 SAY = {  # what classroom.js shows, in the page's language: the panel's value
@@ -47,7 +47,6 @@ SAY = {  # what classroom.js shows, in the page's language: the panel's value
 }
 TEMPLATE = '<div class="al-class-root"></div>'  # static: classroom.js draws inside it
 JS_ON_LOAD = "window.AttnLabClass.mount(element, props, watch, trigger);"
-NOWHERE = json.dumps(["", 0])  # the lesson's position when present() has no lesson of that name
 
 
 def texts() -> dict[str, str]:
@@ -81,8 +80,10 @@ def build(ctx, present, outputs: list, after_js: str, lesson_of) -> None:
         said = {**texts(), "ask": asked and {**asked, "lesson": lesson, "step": step}}
         if data.get("draw") is False:
             return (*skip, said)
-        shown = present(lesson, linked_step(step))  # (from 1 to an index)
-        return (*(shown if shown[0] != NOWHERE else skip), said)
+        found = lesson_of(lesson)
+        if found is None:  # (a lesson this app lacks)
+            return (*skip, said)
+        return (*present(found, arrive(found, linked_step(step))), said)  # (step from 1 to an index; its question first)
 
     def kept(evt: gr.EventData) -> Any:
         try:

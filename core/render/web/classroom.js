@@ -230,7 +230,7 @@
   function arrived() {
     if (state.ended) {
       const sentence = state.ended === "expired" ? say.expired : say.ended;
-      if (cls.teacher) sessionStorage.removeItem(KEY + cls.code);
+      if (cls.teacher) { sessionStorage.removeItem(KEY + cls.code); unaddress(); }
       stop(sentence);
       cls.over = true;
       render();
@@ -255,6 +255,13 @@
     render();
   };
 
+  function unaddress() { // the teacher's address forgets a class that is over
+    const p = new URLSearchParams(location.search);
+    if (!p.has("class")) return;
+    p.delete("class");
+    history.replaceState(history.state, "", p.toString() ? "?" + p.toString() : location.pathname);
+  }
+
   C.end = async function () {
     if (!cls || !cls.teacher) return;
     try {
@@ -262,9 +269,7 @@
       sessionStorage.removeItem(KEY + cls.code);
       if (es) es.close();
       es = null;
-      const p = new URLSearchParams(location.search);
-      p.delete("class");
-      history.replaceState(null, "", p.toString() ? "?" + p.toString() : location.pathname);
+      unaddress();
       cls = null; state = null; problem = "";
     } catch (e) { problem = e.message; }
     render();
@@ -421,17 +426,73 @@
       }
       parts.push(bar);
     }
-    if (!cls || cls.over && cls.teacher) parts.push(button(say.start, "class-start", C.start));
+    if (!cls || cls.over && cls.teacher) parts.unshift(button(say.start, "class-start", C.start));
     if (problem && !(cls && !cls.teacher)) {
       const p = el("div", "al-class-panel al-class-problem", problem);
       p.id = "class-problem";
       p.setAttribute("role", "alert");
       parts.push(p);
     }
+    // One dock holds it all: the start button alone sits in the page's top corner (a "corner"); a panel makes a
+    // column at the window's right (a phone: a strip at its top). place() keeps the lesson out from under either.
+    const dock = el("div", "al-class-dock");
+    dock.id = "class-dock";
+    const column = parts.some((p) => p.classList.contains("al-class-panel"));
+    dock.classList.add(column ? "al-class-column" : "al-class-corner");
+    if (cls && cls.teacher && !cls.over && !hidden) dock.classList.add("al-class-wide");
+    dock.replaceChildren(...parts);
     const focused = document.activeElement && document.activeElement.id;
-    root.replaceChildren(...parts);
+    root.replaceChildren(...(parts.length ? [dock] : []));
     if (focused && root.querySelector("#" + focused)) root.querySelector("#" + focused).focus();
+    watchDock(dock);
+    place();
   }
+
+  // --- the room the dock takes: the lesson (its Back, Next, Present and view) is never under it ---
+  // A column (wide windows): the page gives up the column's width on its right. A strip (a phone): the page starts
+  // below it. The corner (the start button alone): the header (presenting: the lesson's bar) stops short of it, and
+  // it scrolls with the page. Nothing is reserved while the Lesson tab is hidden (the dock is then not drawn).
+  const PHONE = window.matchMedia("(max-width: 820px)");
+  const reserved = {};
+  function reserve(name, px) {
+    const v = Math.max(0, Math.ceil(px)) + "px";
+    if (reserved[name] === v) return;
+    reserved[name] = v;
+    document.documentElement.style.setProperty(name, v);
+  }
+  function place() {
+    const dock = root && root.querySelector(".al-class-dock");
+    const r = dock && dock.getClientRects().length ? dock.getBoundingClientRect() : null;
+    const shown = !!(r && r.width && r.height);
+    const column = shown && dock.classList.contains("al-class-column");
+    const corner = shown && !column;
+    if (dock) dock.style.transform = corner ? `translateY(${-window.scrollY}px)` : "";
+    reserve("--al-class-right", column && !PHONE.matches ? innerWidth - r.left : 0);
+    reserve("--al-class-top", column && PHONE.matches ? r.bottom + 6 : 0);
+    const beside = (id) => { // how far the element's right end reaches under the corner (its padding stops it short)
+      const e = document.getElementById(id);
+      if (!corner || !e || !e.getClientRects().length) return 0;
+      return e.getBoundingClientRect().right - (r.left - 10);
+    };
+    reserve("--al-class-header", beside("app-header"));
+    reserve("--al-class-lesson-bar", beside("lesson-bar"));
+  }
+  let dockSeen = null, lessonSeen = null;
+  const sized = typeof ResizeObserver === "function" ? new ResizeObserver(() => place()) : null;
+  function watchDock(dock) { // its size (a tab hidden or shown changes it too) and the lesson's
+    if (!sized) return;
+    if (dockSeen && dockSeen !== dock) sized.unobserve(dockSeen);
+    dockSeen = dock;
+    sized.observe(dock);
+    const l = document.getElementById("lesson");
+    if (l && l !== lessonSeen) { lessonSeen = l; sized.observe(l); }
+  }
+  window.addEventListener("resize", () => place());
+  new MutationObserver(() => place()).observe(document.documentElement, { attributes: true, attributeFilter: ["class"] });
+  window.addEventListener("scroll", () => {
+    const dock = root && root.querySelector(".al-class-dock.al-class-corner");
+    if (dock) dock.style.transform = `translateY(${-window.scrollY}px)`;
+  }, { passive: true });
 
   // Called by the panel's js_on_load (core/ui/class_panel.py): its value holds the texts in the page's language.
   C.mount = function (host, props, watch, trig) {
