@@ -155,6 +155,8 @@ def test_the_class_answers_an_ask_step_and_the_teacher_reveals_the_chart(browser
         assert [" ".join(r.split()) for r in rows(teacher)] == ["it climbs towards 1 2", "it stays the same 0",
                                                                 "it falls towards 0 1"]
         chinese.locator("#class-chart").wait_for()
+        chinese.wait_for_function("() => !document.getElementById('lesson').dataset.phase")  # its view revealed too
+        assert chinese.locator("#lesson-view .al-root").count() >= 1
         assert [" ".join(r.split()) for r in rows(chinese)] == ["逼近 1 2", "不变 0", "逼近 0 1"]
         phone.locator("#class-chart").wait_for()
         for p in (teacher, chinese, phone):  # the panel, the bar, the chart: WCAG 2.1 AA, as every tab

@@ -16,7 +16,7 @@ from core.serve.classroom import SENTENCES
 from core.serve.lessons import linked_step
 
 from .common import never_raises, sentence_of
-from .lesson_moves import arrive
+from .lesson_moves import At, arrive
 
 START = mark("Start a class")
 SAY = {  # what classroom.js shows, in the page's language: the panel's value
@@ -83,7 +83,10 @@ def build(ctx, present, outputs: list, after_js: str, lesson_of) -> None:
         found = lesson_of(lesson)
         if found is None:  # (a lesson this app lacks)
             return (*skip, said)
-        return (*present(found, arrive(found, linked_step(step))), said)  # (step from 1 to an index; its question first)
+        at = arrive(found, linked_step(step))  # (step from 1 to an index; its question first)
+        if data.get("revealed") is True:  # the teacher revealed it: the follower sees the view and its check too
+            at = At(at.name, at.k, False)
+        return (*present(found, at), said)
 
     def kept(evt: gr.EventData) -> Any:
         try:

@@ -98,7 +98,8 @@
   // The event that draws the class's step; a server too busy to answer it (a refused request leaves the page where it
   // was) gets it again after 3-5 s, three times at most.
   function draw(target, tries) {
-    trigger("submit", { lesson: target[0], step: target[1], draw: true });
+    const revealed = !!(state && state.revealed && same(target, where())); // (its question answered: the view too)
+    trigger("submit", { lesson: target[0], step: target[1], draw: true, revealed: revealed });
     clearTimeout(C.again);
     C.again = setTimeout(() => {
       if (tries < 3 && pending && same(pending, target) && !same(mine, target)) draw(target, tries + 1);
@@ -243,6 +244,12 @@
       }
     } else if (!cls.teacher && following) {
       go(where());
+      const l = document.getElementById("lesson");
+      const key = where().join("/");
+      if (state.revealed && same(mine, where()) && l && l.dataset.phase === "ask" && C.shownAt !== key) {
+        C.shownAt = key; // (once per step: the answers' counts come again and again)
+        draw(where(), 0); // the teacher's reveal: this page's view and check too
+      }
     } else {
       learn(where());
     }
