@@ -196,6 +196,7 @@ COVERED = """() => {
 
 
 def uncovered(page, what: str) -> None:
+    page.wait_for_function("() => !!window.AttnLabLesson")  # (lesson.js comes with the tab's head, maybe after)
     for width, height in SIZES:
         page.set_viewport_size({"width": width, "height": height})
         for presenting in (False, True):
