@@ -140,7 +140,8 @@ def test_step_through_shows_every_stage_full_height_with_typeset_formulas(page):
     type_sentence(page, "one two three four five six seven eight nine ten eleven twelve thirteen fourteen fifteen sixteen")
     page.get_by_role("tab", name="Step through").click()
     page.wait_for_selector("#step-output .al-root[data-stamp]:not([data-stamp=''])")
-    assert page.locator(".al-formula .katex").count() >= 9  # LaTeX typeset by KaTeX (bundled with Gradio)
+    # LaTeX typeset by KaTeX (bundled with Gradio), after the view is drawn: waited for, not read at once
+    page.wait_for_function("() => document.querySelectorAll('.al-formula .katex').length >= 9")
     scrolls = page.evaluate("""() => [...document.querySelectorAll('[id^="step-"] .al-root')].map(v => {
         let e = v, inner = 0;
         for (; e && e !== document.body; e = e.parentElement) if (e.scrollHeight > e.clientHeight + 2 &&
