@@ -76,7 +76,8 @@ def test_the_training_steps_wait_for_the_classs_run_then_hold_on_its_figures(she
         outcomes = lessons.shown(lab, step).outcomes
         assert [o.held for o in outcomes] == [True] * len(step.expect), [o.text for o in outcomes]
     said = lessons.shown(lab, steps[0]).outcomes[1].text
-    assert said.startswith("the last point (no mask: honest loss) > 5: measured 7."), said
+    # (said with its measured figure; the figure itself is the run's, 7.0 on one CPU kernel and 8.1 on another)
+    assert re.fullmatch(r"the last point \(no mask: honest loss\) > 5: measured \d+\.\d\d ✓", said), said
 
 
 def test_a_class_run_not_finished_is_not_measured_yet():
