@@ -239,16 +239,12 @@ def test_the_outline_key_lists_the_steps_and_enter_jumps_and_notes_only_by_key(b
     page.context.close()
 
 
-@pytest.mark.parametrize("size", [(1024, 768), (1280, 720)])
-@pytest.mark.parametrize("lang", ["en-US", "zh-CN"])
-def test_presenting_gives_the_view_the_screen_on_every_step(browser, app_url, shelf, size, lang):
-    """?present=1: no header, no tabs; every step walked with the keys fits the screen, its view's labels legible, and
-    a step's heatmaps take at least 60 % of the screen's height."""
-    page = new_page(browser, app_url, "?lesson=chapter&step=1&present=1", lang=lang, size=size)
-    shares, others = {}, {}
+def walked(page, app_url: str, shelf, query: str = ""):
+    """Every step of every built-in lesson, each question revealed and its view drawn: (lesson, step from 1, step);
+    after each, the clicker's keys (in turn) move on."""
     for name in LESSONS:
         lesson = shelf.get(name, page.lang)
-        page.goto(f"{app_url}?lesson={name}&step=1&present=1")
+        page.goto(f"{app_url}?lesson={name}&step=1{query}")
         at_step(page, name, 1)
         for k, step in enumerate(lesson.steps, start=1):
             if page.locator("#lesson[data-phase=ask]").count():
@@ -256,17 +252,28 @@ def test_presenting_gives_the_view_the_screen_on_every_step(browser, app_url, sh
                 page.wait_for_selector("#lesson:not([data-phase])")
             if step.view != "real-chapter":
                 drawn(page)
-            seen = page.evaluate(SHARE)
-            assert not seen["header"] and not seen["tabs"], (name, k)
-            assert page.evaluate(FITS) == [], (name, k, step.title)
-            assert page.evaluate(LEGIBLE) == [], (name, k, step.title)
-            if seen["heads"] == 1 and step.view in MATRICES:  # one head big (the others, if any, as thumbnails)
-                shares[(name, k, step.view)] = round(seen["share"], 2)
-            elif seen["share"] > 0.1:  # heads side by side, a chart (a step may have no view)
-                others[(name, k, step.view)] = round(seen["share"], 2)
-            assert parse_qs(urlsplit(page.url).query).get("present") == ["1"]
+            yield name, k, step
             page.keyboard.press(NEXT_KEYS[k % len(NEXT_KEYS)])
             at_step(page, name, k + 1 if k < len(lesson.steps) else "end")
+
+
+@pytest.mark.parametrize("size", [(1024, 768), (1280, 720)])
+@pytest.mark.parametrize("lang", ["en-US", "zh-CN"])
+def test_presenting_gives_the_view_the_screen_on_every_step(browser, app_url, shelf, size, lang):
+    """?present=1: no header, no tabs; every step walked with the keys fits the screen, its view's labels legible, and
+    a step's heatmaps take at least 60 % of the screen's height."""
+    page = new_page(browser, app_url, "?lesson=chapter&step=1&present=1", lang=lang, size=size)
+    shares, others = {}, {}
+    for name, k, step in walked(page, app_url, shelf, "&present=1"):
+        seen = page.evaluate(SHARE)
+        assert not seen["header"] and not seen["tabs"], (name, k)
+        assert page.evaluate(FITS) == [], (name, k, step.title)
+        assert page.evaluate(LEGIBLE) == [], (name, k, step.title)
+        if seen["heads"] == 1 and step.view in MATRICES:  # one head big (the others, if any, as thumbnails)
+            shares[(name, k, step.view)] = round(seen["share"], 2)
+        elif seen["share"] > 0.1:  # heads side by side, a chart (a step may have no view)
+            others[(name, k, step.view)] = round(seen["share"], 2)
+        assert parse_qs(urlsplit(page.url).query).get("present") == ["1"]
     print(f"\nview's share of the screen's height at {size} ({lang}): one head {min(shares.values())} to "
           f"{max(shares.values())} ({len(shares)} steps); heads side by side or a chart {min(others.values())} to "
           f"{max(others.values())} ({len(others)} steps)")
@@ -335,25 +342,14 @@ def test_on_a_phone_or_tablet_every_step_is_followed_with_next_in_reach(browser,
     tabs = page.locator("[role=tablist]").first.bounding_box()
     assert tabs["height"] <= (40 if size[0] < 600 else 72), tabs  # the lab's tabs: one row (a phone: it scrolls), not six
     spans, smallest, thinned = {}, [], 0
-    for name in LESSONS:
-        lesson = shelf.get(name, page.lang)
-        page.goto(f"{app_url}?lesson={name}&step=1")
-        at_step(page, name, 1)
-        for k, step in enumerate(lesson.steps, start=1):
-            if page.locator("#lesson[data-phase=ask]").count():
-                page.keyboard.press("ArrowRight")
-                page.wait_for_selector("#lesson:not([data-phase])")
-            if step.view != "real-chapter":
-                drawn(page)
-            page.locator("#lesson-text").evaluate("e => e.scrollIntoView()")
-            seen = page.evaluate(PHONE)
-            assert seen["next"] and seen["wide"] <= 1, (name, k, seen)
-            thinned += seen["thin"] > 0
-            if seen["px"] is not None:
-                smallest.append(seen["px"])
-            spans[(name, k)] = round(seen["span"] / size[1], 2)
-            page.keyboard.press(NEXT_KEYS[k % len(NEXT_KEYS)])
-            at_step(page, name, k + 1 if k < len(lesson.steps) else "end")
+    for name, k, _step in walked(page, app_url, shelf):
+        page.locator("#lesson-text").evaluate("e => e.scrollIntoView()")
+        seen = page.evaluate(PHONE)
+        assert seen["next"] and seen["wide"] <= 1, (name, k, seen)
+        thinned += seen["thin"] > 0
+        if seen["px"] is not None:
+            smallest.append(seen["px"])
+        spans[(name, k)] = round(seen["span"] / size[1], 2)
     print(f"\n{size} {lang}: labels >= {min(smallest)} px; text+view within one screen on "
           f"{sum(s <= 1 for s in spans.values())} of {len(spans)} steps; tallest {max(spans.values())} screens; "
           f"{thinned} steps with labels thinned out")
