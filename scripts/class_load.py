@@ -1,6 +1,6 @@
 """A live class under load, over the protocol the page uses: how soon followers get each step, and what they cost.
 
-    python scripts/class_load.py                 # start app.py, then: 30 joins at once, 60/200/500 followers, idle CPU
+    python scripts/class_load.py                 # start app.py, then: 30 joins at once, 1/60/200/500 followers, idle CPU
     python scripts/class_load.py --quick         # 10 followers only (what tests/test_class_routes.py runs)
     python scripts/class_load.py --url http://127.0.0.1:7860/ --followers 60   # against a running app
 
@@ -12,7 +12,8 @@ asyncio connections in this one process (500 threads would cost the 2 cores more
 Printed: first-step latency of 30 joins at once (page + config + stream's first state + the step drawn), step
 delivery p50/p95/max for each count of followers (the teacher's POST to each follower's frame), and until each
 follower's event that draws the step was answered (drawn_p50/p95: what a page shows, before its browser paints), the teacher's
-own POST time, and the server's CPU with 60 idle followers (the share of one core over IDLE_SECONDS).
+own POST time, the teacher's own page drawing each step before it tells the class, as its Next does (teacher_drawn: with
+1 follower, its usual time), and the server's CPU with 60 idle followers (the share of one core over IDLE_SECONDS).
 """
 
 from __future__ import annotations
@@ -157,6 +158,16 @@ class Teacher:
             raise RuntimeError(body.decode())
         return t0, time.perf_counter() - t0
 
+    async def draw(self, step: int, fn: int) -> float:
+        """The teacher's own page painting the step (the same server work as its Next press): seconds to answer."""
+        t0 = time.perf_counter()
+        status, body = await self.http.call("POST", "/gradio_api/run/predict", {
+            "data": [], "fn_index": fn, "session_hash": "teacher0001",
+            "event_data": {"lesson": LESSON, "step": step, "draw": True}}, ip="10.200.0.1")
+        if status != 200 or f"step {step} of".encode() not in body:
+            raise RuntimeError(f"the teacher's step {step} was not drawn: {status} {body[:200]!r}")
+        return time.perf_counter() - t0
+
     async def end(self) -> None:
         await self.http.call("POST", f"/class/{self.code}/end", {"secret": self.secret}, ip="10.200.0.1")
 
@@ -173,6 +184,8 @@ async def deliveries(url: str, n: int, forwarded: bool = True, steps: int = STEP
     teacher = Teacher(http)
     code = await teacher.start()
     fn = await _submit_index(http) if draw else None
+    if draw:
+        await teacher.draw(1, fn)  # (the teacher's page shows the first step before the class joins)
     followers = [Follower(http, code, address(i, forwarded), fn) for i in range(n)]
     for i, f in enumerate(followers):
         f.start()
@@ -180,8 +193,10 @@ async def deliveries(url: str, n: int, forwarded: bool = True, steps: int = STEP
             await asyncio.sleep(0.05)  # (the connections opened over a moment, as a class's would)
     await asyncio.wait_for(asyncio.gather(*(f.first for f in followers)), 120)
     await asyncio.sleep(1.0)
-    delays, drawn, posts = [], [], []
+    delays, drawn, posts, own = [], [], [], []
     for k in range(2, 2 + steps):
+        if draw:  # (as the teacher's page does: its Next paints the step, then tells the class)
+            own.append(await teacher.draw(k, fn))
         sent, took = await teacher.move(k)
         posts.append(took)
         deadline = time.perf_counter() + 10
@@ -202,7 +217,8 @@ async def deliveries(url: str, n: int, forwarded: bool = True, steps: int = STEP
             "p50_ms": 1000 * pct(delays, 0.5), "p95_ms": 1000 * pct(delays, 0.95), "max_ms": 1000 * max(delays),
             **({"drawn": len(drawn), "drawn_p50_ms": 1000 * pct(drawn, 0.5), "drawn_p95_ms": 1000 * pct(drawn, 0.95)}
                if draw else {}),
-            "teacher_post_ms": 1000 * statistics.median(posts), **({"draw_errors": errors[:3]} if errors else {})}
+            "teacher_post_ms": 1000 * statistics.median(posts),
+            **({"teacher_drawn_p50_ms": 1000 * pct(own, 0.5), "teacher_drawn_max_ms": 1000 * max(own)} if own else {}), **({"draw_errors": errors[:3]} if errors else {})}
 
 
 async def joins(url: str, n: int = 30, forwarded: bool = True) -> dict:
@@ -279,7 +295,7 @@ def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--url", help="an app already running (started with ATTENTION_LAB_TRUSTED_PROXY=127.0.0.1)")
     ap.add_argument("--quick", action="store_true", help="10 followers only")
-    ap.add_argument("--followers", type=int, nargs="*", default=[60, 200, 500])
+    ap.add_argument("--followers", type=int, nargs="*", default=[1, 60, 200, 500])
     ap.add_argument("--json", help="also write the figures to this file")
     args = ap.parse_args(argv)
     server = None

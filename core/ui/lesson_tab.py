@@ -12,6 +12,7 @@ from core.i18n import mark, t
 from core.lab.lesson_format import MISTAKES, MODES
 from core.render import web
 from core.serve import lessons
+from core.serve.screens import Screens
 from core.transfer import MISTAKE_LABELS
 
 from . import access, class_panel, i18n, lab_link, trained_panel
@@ -124,9 +125,20 @@ def build(ctx) -> None:
 
     hidden = tuple(gr.update(visible=False) for _ in CONTROLS)
 
+    screens = Screens()
+
     def present(lesson, at: At) -> tuple:
         """A place in the lesson: position, position line, text, check, view, lab state, controls preset, outline and
-        notes. A question shows alone (its view and check come with the next press); after the last step, the end."""
+        notes. A question shows alone (its view and check come with the next press); after the last step, the end.
+        Built once for every page at that place (the teacher's and the class's); the next place built meanwhile."""
+        values = screens.get(lesson, at.k, at.asking, lambda: placed(lesson, at))
+        then = [moved(lesson, at, +1)]  # (a question's next press reveals it: the step after it is built too)
+        if then[0].k == at.k:
+            then.append(arrive(lesson, at.k + 1))
+        screens.ahead(lesson, [(p.k, p.asking, lambda p=p: placed(lesson, p)) for p in then])
+        return values
+
+    def placed(lesson, at: At) -> tuple:
         n = len(lesson.steps)
         if at.k >= n:  # the end screen: what the lesson showed, each step a press away
             return (at.dumps(), where_html(lesson.name, END, n), end_html(lesson), "", None, None, *hidden,
