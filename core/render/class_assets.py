@@ -1,4 +1,5 @@
-"""The live class's script and style (web/classroom.js, classroom.css): loaded by the class panel only, from the app
+"""The live class's scripts and style (web/class_draw.js, class_dock.js, classroom.js, classroom.css): loaded by the
+class panel only, from the app
 itself, at an address that changes with their content (as core.render.web does for the views)."""
 
 from __future__ import annotations
@@ -8,7 +9,7 @@ from functools import lru_cache
 
 from .web import ASSETS, URL_PREFIX
 
-FILES = ("classroom.js", "classroom.css")
+FILES = ("classroom.css", "class_draw.js", "class_dock.js", "classroom.js")  # (in order: classroom.js uses both)
 
 
 @lru_cache(maxsize=1)
@@ -17,5 +18,6 @@ def head() -> str:
     h = hashlib.blake2b(digest_size=6)
     for name in FILES:
         h.update((ASSETS / name).read_bytes())
-    js, css = (f"{URL_PREFIX}{ASSETS / name}?v={h.hexdigest()}" for name in FILES)
-    return f'<link rel="stylesheet" href="{css}"><script src="{js}"></script>'
+    src = {name: f"{URL_PREFIX}{ASSETS / name}?v={h.hexdigest()}" for name in FILES}
+    return "".join(f'<link rel="stylesheet" href="{u}">' if n.endswith(".css") else f'<script src="{u}"></script>'
+                   for n, u in src.items())

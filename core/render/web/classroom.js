@@ -25,20 +25,8 @@
   const mineAnswered = {}; // "lesson/step" -> the label this page answered (kept in the page only)
 
   const at = (path) => new URL(path, location.href).toString();
-  const fill = (text, values) => String(text || "").replace(/\{(\w+)\}/g, (m, k) => (k in values ? String(values[k]) : m));
-  const el = (tag, cls, text) => {
-    const e = document.createElement(tag);
-    if (cls) e.className = cls;
-    if (text !== undefined && text !== null) e.textContent = String(text);
-    return e;
-  };
-  const button = (text, id, onclick, primary) => {
-    const b = el("button", "al-class-button" + (primary ? " al-class-primary" : ""), text);
-    b.type = "button";
-    if (id) b.id = id;
-    b.addEventListener("click", onclick);
-    return b;
-  };
+  const { el, button, fill, qrSvg, codeBox } = window.AttnLabClassDraw; // (class_draw.js, loaded before this file)
+  const chart = (a) => window.AttnLabClassDraw.chart(a, state.counts || {}, say);
   const same = (a, b) => a && b && a[0] === b[0] && Number(a[1]) === Number(b[1]);
   const where = () => (state ? [state.lesson, state.step] : null);
 
@@ -283,104 +271,10 @@
   };
 
   // --- drawing ---
-  function qrSvg(rows, label) {
-    const n = rows.length, q = 4, size = n + 2 * q, ns = "http://www.w3.org/2000/svg";
-    const svg = document.createElementNS(ns, "svg");
-    svg.setAttribute("viewBox", `0 0 ${size} ${size}`);
-    svg.setAttribute("class", "al-class-qr");
-    svg.setAttribute("role", "img");
-    svg.setAttribute("aria-label", label || "");
-    svg.setAttribute("shape-rendering", "crispEdges");
-    const bg = document.createElementNS(ns, "rect");
-    bg.setAttribute("width", size);
-    bg.setAttribute("height", size);
-    bg.setAttribute("fill", "#ffffff");
-    svg.appendChild(bg);
-    let d = "";
-    rows.forEach((row, y) => {
-      for (let x = 0; x < row.length; x++) if (row[x] === "1") d += `M${x + q} ${y + q}h1v1h-1z`;
-    });
-    const path = document.createElementNS(ns, "path");
-    path.setAttribute("d", d);
-    path.setAttribute("fill", "#000000");
-    svg.appendChild(path);
-    return svg;
-  }
-
-  // The class's answers as bars, each labelled in this page's language and with its count as text.
-  function chart(a) {
-    const box = el("div", "al-class-chart");
-    box.id = "class-chart";
-    box.appendChild(el("div", "al-class-label", say.chart));
-    const counts = state.counts || {};
-    let rows;
-    if (a.kind === "number") {
-      rows = Object.keys(counts).map((k) => [k, counts[k]]).sort((x, y) => Number(x[0]) - Number(y[0])).slice(0, 12);
-    } else {
-      rows = a.choices.map((label, i) => [label, counts[String(i)] || 0]);
-    }
-    const most = Math.max(1, ...rows.map((r) => r[1]));
-    if (!rows.some((r) => r[1])) box.appendChild(el("div", "al-class-note", say.no_answers));
-    rows.forEach(([label, n]) => {
-      const row = el("div", "al-class-row");
-      row.appendChild(el("span", "al-class-choice", label));
-      const track = el("span", "al-class-track");
-      track.setAttribute("aria-hidden", "true");
-      const bar = el("span", "al-class-bar-fill");
-      bar.style.width = `${(100 * n) / most}%`;
-      track.appendChild(bar);
-      row.appendChild(track);
-      row.appendChild(el("span", "al-class-n", n));
-      box.appendChild(row);
-    });
-    return box;
-  }
-
-  function answering(a) { // a follower's question and its choices (or a number)
-    const box = el("div", "al-class-ask");
-    box.appendChild(el("div", "al-class-question", a.question));
-    const key = state.lesson + "/" + state.step;
-    if (key in mineAnswered) {
-      box.appendChild(el("div", "al-class-note", fill(say.sent, { answer: mineAnswered[key] })));
-      return box;
-    }
-    const row = el("div", "al-class-choices");
-    if (a.kind === "number") {
-      const input = el("input", "al-class-number");
-      input.type = "number";
-      input.step = "any";
-      input.id = "class-number";
-      input.setAttribute("aria-label", say.number);
-      row.appendChild(input);
-      row.appendChild(button(say.send, "class-send", () => {
-        if (input.value !== "" && Number.isFinite(Number(input.value))) answer(Number(input.value), input.value);
-      }, true));
-    } else {
-      a.choices.forEach((label, i) => row.appendChild(button(label, `class-choice-${i}`, () => answer(i, label))));
-    }
-    box.appendChild(row);
-    return box;
-  }
-
-  function codeBox(big) {
-    const box = el("div", big ? "al-class-code al-class-big" : "al-class-code", cls.code);
-    box.id = "class-code";
-    box.dataset.code = cls.code;
-    box.setAttribute("aria-label", fill(say.code_said, { code: cls.code.split("").join(" ") }));
-    return box;
-  }
-
   function teaching(panel) { // the teacher's count of answers, the reveal, and the chart once revealed
     const a = asked();
     if (!a || !state.ask) return;
-    const box = el("div", "al-class-teaching");
-    const line = el("div", "al-class-count", fill(say.answered, { n: state.answered, m: state.followers }));
-    line.id = "class-answered";
-    box.appendChild(line);
-    if (state.revealed) box.appendChild(chart(a));
-    box.appendChild(button(state.revealed ? say.conceal : say.reveal, "class-reveal", () => C.reveal(!state.revealed),
-                           !state.revealed));
-    panel.appendChild(box);
+    panel.appendChild(window.AttnLabClassDraw.teaching(a, state, say, () => C.reveal(!state.revealed)));
   }
 
   function render() {
@@ -394,13 +288,13 @@
       panel.setAttribute("role", "region");
       panel.setAttribute("aria-label", say.code || "");
       if (hidden) {
-        panel.appendChild(codeBox(false));
+        panel.appendChild(codeBox(cls.code, say, false));
         if (state) panel.appendChild(el("span", "al-class-count", fill(say.followers, { n: state.followers })));
         panel.appendChild(button(say.show, "class-show", () => { hidden = false; render(); }));
         teaching(panel);
       } else {
         panel.appendChild(el("div", "al-class-label", say.code));
-        panel.appendChild(codeBox(true));
+        panel.appendChild(codeBox(cls.code, say, true));
         panel.appendChild(el("div", "al-class-label", say.open));
         const link = el("div", "al-class-link", cls.link || "");
         panel.appendChild(link);
@@ -415,7 +309,7 @@
       parts.push(panel);
     } else if (cls && !cls.teacher) {
       const bar = el("div", "al-class-panel al-class-bar");
-      bar.appendChild(codeBox(false));
+      bar.appendChild(codeBox(cls.code, say, false));
       let line = "";
       if (cls.over || problem) line = problem;
       else if (connection === "lost") line = say.lost;
@@ -429,7 +323,8 @@
       if (state && !following && !cls.over && !problem) bar.appendChild(button(say.follow, "class-follow", C.follow, true));
       const a = asked();
       if (a && state.ask && !cls.over) {
-        bar.appendChild(state.revealed ? chart(a) : answering(a));
+        bar.appendChild(state.revealed ? chart(a)
+          : window.AttnLabClassDraw.answering(a, mineAnswered[state.lesson + "/" + state.step], say, answer));
       }
       parts.push(bar);
     }
@@ -451,55 +346,8 @@
     const focused = document.activeElement && document.activeElement.id;
     root.replaceChildren(...(parts.length ? [dock] : []));
     if (focused && root.querySelector("#" + focused)) root.querySelector("#" + focused).focus();
-    watchDock(dock);
-    place();
+    window.AttnLabClassDock.watch(dock); // (class_dock.js: the lesson is never under it)
   }
-
-  // --- the room the dock takes: the lesson (its Back, Next, Present and view) is never under it ---
-  // A column (wide windows): the page gives up the column's width on its right. A strip (a phone): the page starts
-  // below it. The corner (the start button alone): the header (presenting: the lesson's bar) stops short of it, and
-  // it scrolls with the page. Nothing is reserved while the Lesson tab is hidden (the dock is then not drawn).
-  const PHONE = window.matchMedia("(max-width: 820px)");
-  const reserved = {};
-  function reserve(name, px) {
-    const v = Math.max(0, Math.ceil(px)) + "px";
-    if (reserved[name] === v) return;
-    reserved[name] = v;
-    document.documentElement.style.setProperty(name, v);
-  }
-  function place() {
-    const dock = root && root.querySelector(".al-class-dock");
-    const r = dock && dock.getClientRects().length ? dock.getBoundingClientRect() : null;
-    const shown = !!(r && r.width && r.height);
-    const column = shown && dock.classList.contains("al-class-column");
-    const corner = shown && !column;
-    if (dock) dock.style.transform = corner ? `translateY(${-window.scrollY}px)` : "";
-    reserve("--al-class-right", column && !PHONE.matches ? innerWidth - r.left : 0);
-    reserve("--al-class-top", column && PHONE.matches ? r.bottom + 6 : 0);
-    const beside = (id) => { // how far the element's right end reaches under the corner (its padding stops it short)
-      const e = document.getElementById(id);
-      if (!corner || !e || !e.getClientRects().length) return 0;
-      return e.getBoundingClientRect().right - (r.left - 10);
-    };
-    reserve("--al-class-header", beside("app-header"));
-    reserve("--al-class-lesson-bar", beside("lesson-bar"));
-  }
-  let dockSeen = null, lessonSeen = null;
-  const sized = typeof ResizeObserver === "function" ? new ResizeObserver(() => place()) : null;
-  function watchDock(dock) { // its size (a tab hidden or shown changes it too) and the lesson's
-    if (!sized) return;
-    if (dockSeen && dockSeen !== dock) sized.unobserve(dockSeen);
-    dockSeen = dock;
-    sized.observe(dock);
-    const l = document.getElementById("lesson");
-    if (l && l !== lessonSeen) { lessonSeen = l; sized.observe(l); }
-  }
-  window.addEventListener("resize", () => place());
-  new MutationObserver(() => place()).observe(document.documentElement, { attributes: true, attributeFilter: ["class"] });
-  window.addEventListener("scroll", () => {
-    const dock = root && root.querySelector(".al-class-dock.al-class-corner");
-    if (dock) dock.style.transform = `translateY(${-window.scrollY}px)`;
-  }, { passive: true });
 
   // Called by the panel's js_on_load (core/ui/class_panel.py): its value holds the texts in the page's language.
   C.mount = function (host, props, watch, trig) {
