@@ -165,3 +165,16 @@ def test_queries_keys_and_values_are_drawn_together_with_axis_titles_that_name_t
     with i18n.speaking("zh-CN"):
         first = lessons.shown(lab, shelf.get("by-hand", "zh-CN").steps[0])
     assert not re.search(r"[A-Za-z]{4,}", re.sub(r"\b(it|cat|The|sat|because)\b", "", first.check)), first.check
+
+
+def test_the_query_key_and_value_maps_number_their_columns_as_dimensions(shelf, lab):
+    """Chapter step 2 draws Q, K and V under one axis titled "dimension": its ticks are d0 … d7, not Q's q0 … q7."""
+    from core.render.matrix import unpacked
+    from core.serve import lessons
+
+    step = shelf.get("chapter").steps[1]
+    view = lessons.shown(lab, step).view
+    head_dim = 16 // 2  # the lab's default layer: d_model 16, two heads
+    assert view["labels"]["x"] == "dimension"
+    assert view["cols"] == [f"d{j}" for j in range(head_dim)]
+    assert [unpacked(h["values"]).shape[-1] for h in view["heads"]] == [head_dim] * 3
