@@ -97,3 +97,21 @@ def qkv(stages: list[tuple[str, dict[str, Any] | None]], names: tuple[str, ...],
                            cols=dimensions(mats[0].shape[-1]), labels=labels, max_columns=3)
     data["boundary"] = False
     return data, t(MESSAGES["qkv"], dims=mats[0].shape[-1], head=head)
+
+
+def averages(stages: list[tuple[str, dict[str, Any] | None]], names: tuple[str, ...]) -> dict | None:
+    """V beside the context (weights @ V), on one scale with the columns d0, d1, ...: each output row is an average
+    of value rows, so it stays inside their range (None: a variant whose stages do not pair so)."""
+    v, c = (stages[names.index(n)][1] for n in ("V", "context"))
+    if not v or not c:
+        return None
+    mats = [np.asarray(matrix.unpacked(d["heads"][0]["values"]), dtype=float) for d in (v, c)]  # (T, hd) each
+    if mats[0].shape != mats[1].shape:
+        return None
+    labels = {"x": t(MESSAGES["dimension"]), "y": t(MESSAGES["token"]), "note": "",
+              "hover": c["labels"].get("hover", "")}
+    data = matrix.heatmaps(c["rows"], mats, [v["heads"][0]["title"], c["heads"][0]["title"]],
+                           scale=matrix.value_scale(np.stack(mats)), cols=dimensions(mats[0].shape[-1]),
+                           labels=labels, max_columns=2)
+    data["boundary"] = False
+    return data
