@@ -208,3 +208,21 @@ def test_the_sink_step_is_unmeasured_without_a_real_model_and_measured_with_one(
     shown = lessons.shown(lab, step)
     (o,) = shown.outcomes
     assert o.held is not None and o.measured == pytest.approx((float(unpacked(shown.view["heads"][0]["values"]).max()),))
+
+
+@pytest.mark.floats
+def test_the_transfer_mistake_and_dropout_steps_measure_the_figures_their_text_states(shelf, lab):
+    """v1-v2: without .T the map is nn.Linear's stored weight, (d_out, d_in) = 2 × 3; dropout keeps each weight ×1/(1-p)."""
+    import torch
+
+    from core.serve import lessons
+
+    steps = shelf.get("v1-v2").steps
+    transpose = next(s for s in steps if s.state.get("mistake") == "no-transpose")
+    measured = {o.expect.measure: o.measured for o in lessons.shown(lab, transpose).outcomes}
+    stored = torch.nn.Linear(3, 2).weight.shape  # the transfer's d_in 3, d_out 2
+    assert (measured["rows"], measured["columns"]) == ((float(stored[0]),), (float(stored[1]),))
+    dropout = next(s for s in steps if s.view == "dropout")
+    (ratio,) = [o for o in lessons.shown(lab, dropout).outcomes if o.expect.measure == "ratio"]
+    p = dropout.state["dropout"]
+    assert ratio.held and len(ratio.measured) > 5 and np.allclose(ratio.measured, 1 / (1 - p), rtol=1e-3)

@@ -194,3 +194,15 @@ def test_lesson_check_says_an_unmeasured_expectation_and_does_not_count_it_as_he
     assert ("sink.md line 8: step 'The mask': the largest value > 0.5: not measured, no real model is configured "
             "(ATTENTION_LAB_MODELS names one)") in out, out
     assert "expectations hold" not in out  # (none was measured)
+
+
+@pytest.mark.floats
+def test_ratio_reads_the_second_map_over_the_first_where_neither_is_zero():
+    from core.render.matrix import heatmaps, value_scale
+    from core.serve.lesson_checks import measure
+
+    before = np.array([[1.0, 0.0], [0.5, 0.5]])
+    after = np.array([[2.0, 0.0], [0.0, 1.0]])  # one weight dropped, the others ×2
+    view = heatmaps(["a", "b"], [before, after], ["eval", "train"], scale=value_scale(after))
+    assert measure(parse_expect("ratio == 2", "dropout"), view) == pytest.approx((2.0, 2.0))
+    assert measure(parse_expect("rows == 2", "dropout"), view) == (2.0, 2.0)

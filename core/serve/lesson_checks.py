@@ -108,6 +108,8 @@ def measure(e: Expect, view: dict[str, Any]) -> tuple[float, ...]:
         return (float(np.nanmax(np.abs(maps[0] - maps[1]))),)
     if e.measure == "outside":
         return _outside(maps)
+    if e.measure == "ratio":
+        return _ratio(maps)
     if e.measure == "weight":
         rows = list(view.get("rows", ()))
         cols = list(view.get("cols") or rows)
@@ -126,6 +128,8 @@ def measure(e: Expect, view: dict[str, Any]) -> tuple[float, ...]:
             values += [float(v) for v in m[np.triu(np.ones(m.shape, dtype=bool), k=1)]]
         elif e.measure == "nan":
             values.append(float(np.isnan(m).sum()))
+        elif e.measure in ("rows", "columns"):  # (a shape the text states: 2 × 3, where 3 × 2 was expected)
+            values.append(float(m.shape[0 if e.measure == "rows" else -1]))
         else:  # largest, smallest (finite)
             finite = m[np.isfinite(m)]
             if finite.size:
@@ -146,3 +150,11 @@ def _outside(maps: list[np.ndarray]) -> tuple[float, ...]:
     above = last - np.nanmax(source, axis=0)  # (T, hd) past each column's largest
     below = np.nanmin(source, axis=0) - last  # (T, hd) under each column's smallest
     return (float(max(0.0, np.nanmax(above), np.nanmax(below))),)
+
+
+def _ratio(maps: list[np.ndarray]) -> tuple[float, ...]:
+    """The second map over the first, cell by cell where neither is 0 (dropout: each kept weight ×1/(1-p))."""
+    if len(maps) < 2 or maps[0].shape != maps[1].shape:
+        return ()
+    kept = (maps[0] != 0) & (maps[1] != 0) & np.isfinite(maps[0]) & np.isfinite(maps[1])
+    return tuple(float(v) for v in maps[1][kept] / maps[0][kept])
