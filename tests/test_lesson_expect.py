@@ -4,6 +4,7 @@ does not hold; `ask:`, `answers:` and `notes:` are the class's moments."""
 
 from __future__ import annotations
 
+import numpy as np
 import pytest
 
 from core.cli import main
@@ -136,3 +137,72 @@ def test_lesson_check_fails_with_one_sentence_when_an_expectation_does_not_hold(
     assert err.startswith("bad.md line 10: step 'The mask' expects weight d → a ≥ 0.99, but its view measures 0."), err
     assert "\n" not in err
     assert main(["lesson", "check", str(bad), "--no-entry-points", "--no-expect"]) == 0
+
+
+def _chart(ys: list[float], lit: int) -> dict:
+    """A one-panel bar chart as core.render.charts draws it: one bar per head, the bar at `lit` lit."""
+    names = [f"layer 0 head {h}" for h in range(len(ys))]
+    return {"kind": "chart", "panels": [{"title": "t", "x": {"label": "head", "categories": names}, "highlight": lit,
+                                         "series": [{"name": "loss increase", "x": list(range(len(ys))), "y": ys}]}]}
+
+
+@pytest.mark.floats
+def test_lit_reads_the_bar_the_chart_lights_and_names_it():
+    from core.serve.lesson_checks import outcomes
+
+    (o,) = outcomes((parse_expect("lit < 0.1", "interventions"),), _chart([0.4, 0.05, 0.6], lit=1))
+    assert o.measured == pytest.approx((0.05,)) and o.held is True
+    assert o.text == "the lit point (layer 0 head 1) < 0.1: measured 0.05 ✓", o.text
+    (o,) = outcomes((parse_expect("lit < 0.1", "interventions"),), _chart([0.4, 0.05, 0.6], lit=2))
+    assert o.held is False
+
+
+@pytest.mark.floats
+def test_outside_is_zero_for_averages_of_the_values_and_catches_a_sum():
+    from core.render.matrix import heatmaps, value_scale
+    from core.serve.lesson_checks import measure
+
+    values = np.array([[0.0, 1.0], [2.0, -1.0], [1.0, 3.0]])  # (T, hd)
+    causal = np.tril(np.ones((3, 3)))
+    averaged = (causal / causal.sum(-1, keepdims=True)) @ values  # each row the mean of the rows it may see
+    summed = causal @ values  # the last row: 0 + 2 + 1 = 3 in column 0, 1 past its largest value (2)
+    e = parse_expect("outside == 0", "stage")
+    for out, expected in ((averaged, 0.0), (summed, 1.0)):
+        view = heatmaps(["a", "b", "c"], [values, out], ["V", "out"], scale=value_scale(values), cols=["d0", "d1"])
+        assert measure(e, view) == pytest.approx((expected,), abs=1e-3)
+
+
+def test_a_real_models_claim_with_no_model_is_said_unmeasured_not_broken():
+    from core.serve.lesson_checks import outcomes
+
+    (o,) = outcomes((parse_expect("largest > 0.5", "sink"),), None, no_model=True)
+    assert (o.held, o.measured) == (None, None)
+    assert o.text == ("the largest value > 0.5: not measured, no real model is configured (ATTENTION_LAB_MODELS "
+                      "names one)")
+    with pytest.raises(fmt.LessonError, match="view sink cannot measure 'row sums'"):
+        fmt.parse(HEAD.replace("view: heatmaps\nsentence: a b c d", "view: sink\nexpect: row sums == 1") + "\nx\n")
+
+
+def test_lesson_check_says_an_unmeasured_expectation_and_does_not_count_it_as_held(tmp_path, capsys, monkeypatch):
+    monkeypatch.delenv("ATTENTION_LAB_MODELS", raising=False)
+    monkeypatch.delenv("ATTENTION_LAB_GPT2", raising=False)
+    path = tmp_path / "sink.md"
+    path.write_text(HEAD.replace("view: heatmaps\nsentence: a b c d", "view: sink\nexpect: largest > 0.5")
+                    + "\nThe sink.\n", encoding="utf-8")
+    assert main(["lesson", "check", str(path), "--no-entry-points"]) == 0
+    out = capsys.readouterr().out
+    assert ("sink.md line 8: step 'The mask': the largest value > 0.5: not measured, no real model is configured "
+            "(ATTENTION_LAB_MODELS names one)") in out, out
+    assert "expectations hold" not in out  # (none was measured)
+
+
+@pytest.mark.floats
+def test_ratio_reads_the_second_map_over_the_first_where_neither_is_zero():
+    from core.render.matrix import heatmaps, value_scale
+    from core.serve.lesson_checks import measure
+
+    before = np.array([[1.0, 0.0], [0.5, 0.5]])
+    after = np.array([[2.0, 0.0], [0.0, 1.0]])  # one weight dropped, the others ×2
+    view = heatmaps(["a", "b"], [before, after], ["eval", "train"], scale=value_scale(after))
+    assert measure(parse_expect("ratio == 2", "dropout"), view) == pytest.approx((2.0, 2.0))
+    assert measure(parse_expect("rows == 2", "dropout"), view) == (2.0, 2.0)

@@ -21,19 +21,25 @@ from .lesson_errors import Mistake
 
 MATRICES = ("heatmaps", "mask", "stage", "trained", "dependency", "three-ways", "transfer", "failure", "dropout")
 CHARTS = ("sqrt-d", "causality", "interventions", "cost", "training")
+REAL = ("real-chapter", "sink")  # a layer × head map of a real model (none configured: measured when one is)
 TOKENS = ("heatmaps", "stage", "trained", "dependency", "three-ways", "failure", "dropout")  # rows and keys are tokens
 # measure -> (the views that draw its numbers, what the class reads (msgid; {q} {k} for a weight))
 MEASURES: dict[str, tuple[tuple[str, ...], str]] = {
     "weight": (TOKENS, mark("weight {q} → {k}")),
     "row sums": (MATRICES, mark("every row's sum")),
     "future": (MATRICES, mark("every value above the diagonal")),
-    "largest": ((*MATRICES, *CHARTS), mark("the largest value")),
-    "smallest": ((*MATRICES, *CHARTS), mark("the smallest value")),
+    "largest": ((*MATRICES, *CHARTS, *REAL), mark("the largest value")),
+    "smallest": ((*MATRICES, *CHARTS, *REAL), mark("the smallest value")),
     "difference": (MATRICES, mark("the largest difference between the first two maps")),
     "heads": (MATRICES, mark("maps shown")),
     "nan": (MATRICES, mark("cells that are NaN")),
+    "rows": (MATRICES, mark("rows drawn")),
+    "columns": (MATRICES, mark("columns drawn")),
+    "ratio": (MATRICES, mark("the second map over the first, cell by cell where neither is 0")),
+    "outside": (MATRICES, mark("how far the last map goes past its column's range in the map before it")),
     "last": (CHARTS, mark("the last point")),
     "growth": (CHARTS, mark("the last point over the one before")),
+    "lit": (CHARTS, mark("the lit point")),
     "moved before": (("causality",), mark("every row before the edited token moved by")),
     "moved from": (("causality",), mark("every row from the edited token on moved by")),
 }
@@ -52,6 +58,8 @@ MESSAGES = {
     "held": mark("{what} {op} {value}: measured {measured} ✓"),
     "failed": mark("{what} {op} {value}: measured {measured} ✗ (the step's claim does not hold)"),
     "pending": mark("{what} {op} {value}: not measured yet"),
+    "no_model": mark("{what} {op} {value}: not measured, no real model is configured (ATTENTION_LAB_MODELS names "
+                     "one)"),
     "changed": mark("{what}: now {measured} (with the step's own settings: {op} {value})"),
     "in_head": mark("{what} (map {n})"),
     "in_line": mark("{what} (line {n})"),
@@ -87,7 +95,7 @@ class Expect:
         as the view titles it)."""
         said = t(MEASURES[self.measure][1], q=self.tokens[0], k=self.tokens[1]) if self.tokens else t(
             MEASURES[self.measure][1])
-        if self.head is not None and self.measure != "weight" and part:
+        if part and self.measure != "weight":  # (a map's or a line's title, or the lit point's name)
             return t(MESSAGES["named"], what=said, part=part)
         if self.head is not None and self.measure != "weight":
             return t(MESSAGES["in_head" if self.part == "head" else "in_line"], what=said, n=self.head)
@@ -131,12 +139,13 @@ def parse(text: str, view: str, line: int = 0) -> Expect:
 
 
 def said(expect: Expect, measured: tuple[float, ...] | None, changed: bool = False,
-         part: str = "") -> tuple[str, bool | None]:
-    """The check line the class reads, and whether it held (None: nothing measured yet, e.g. a run still training;
-    changed: a control moved the view off the step's settings, so a claim that no longer holds is what changed)."""
+         part: str = "", why: str = "pending") -> tuple[str, bool | None]:
+    """The check line the class reads, and whether it held (None: nothing measured, `why` a key of MESSAGES: a run
+    still training, no real model; changed: a control moved the view off the step's settings, so a claim that no
+    longer holds is what changed)."""
     fields = {"what": expect.what(part), "op": OPS[expect.op], "value": written(expect.value)}
     if measured is None:
-        return t(MESSAGES["pending"], **fields), None
+        return t(MESSAGES[why], **fields), None
     if not measured:
         return t(MESSAGES["failed"], **fields, measured=t(MESSAGES["nothing"])), False
     held = all(expect.holds(v) for v in measured)

@@ -30,20 +30,25 @@ class Outcome:
 
 
 def outcomes(expects: tuple[Expect, ...], view: dict[str, Any] | None, pending: bool = False,
-             changed: bool = False) -> tuple[Outcome, ...]:
+             changed: bool = False, no_model: bool = False) -> tuple[Outcome, ...]:
     """Each expectation measured on the drawn view (view None: nothing drawn, so each fails; pending: a class's run
-    not finished, so each waits;
+    not finished, so each waits; no_model: a real model's claim with none configured, so each says so, unmeasured;
     changed: the presenter's controls moved the view off the step's settings)."""
     out = []
     for e in expects:
-        measured = None if pending else (() if view is None else measure(e, view))
-        text, held = said(e, measured, changed, _part(e, view))
+        measured = None if pending or no_model else (() if view is None else measure(e, view))
+        text, held = said(e, measured, changed, _part(e, view), "no_model" if no_model else "pending")
         out.append(Outcome(text, measured, held, e))
     return tuple(out)
 
 
 def _part(e: Expect, view: dict[str, Any] | None) -> str:
-    """The title of the map (or the name of the line) `in head N` / `in line N` reads, as the view shows it."""
+    """The title of the map (or the name of the line) `in head N` / `in line N` reads, as the view shows it; of
+    `lit`, the lit point's name on the x axis (a bar's head)."""
+    if e.measure == "lit" and view is not None and view.get("panels"):
+        panel = view["panels"][0]
+        names, at = panel.get("x", {}).get("categories") or (), panel.get("highlight")
+        return str(names[at]) if at is not None and at < len(names) else ""
     if e.head is None or view is None:
         return ""
     if view.get("kind") == "chart":
@@ -75,6 +80,10 @@ def _chart_values(e: Expect, view: dict[str, Any]) -> tuple[float, ...]:
         ys = [v for v in panel["series"][0]["y"]]
         ys = ys[:at] if e.measure == "moved before" else ys[at:]
         return tuple(math.nan if v is None else float(v) for v in ys)
+    if e.measure == "lit":  # the point the chart lights (a bar's head, the edited token): each line's value there
+        at = view["panels"][0].get("highlight") if view.get("panels") else None
+        ys = [s["y"][at] for s in lines if at is not None and at < len(s.get("y", ()))]
+        return tuple(math.nan if v is None else float(v) for v in ys)
     if e.measure in ("last", "growth"):  # each line's last point (where a run ended), or its ratio to the one before
         ends = [[float(v) for v in s.get("y", ()) if v is not None and math.isfinite(v)][-2:] for s in lines]
         if e.measure == "last":
@@ -97,6 +106,10 @@ def measure(e: Expect, view: dict[str, Any]) -> tuple[float, ...]:
         if len(maps) < 2 or maps[0].shape != maps[1].shape:
             return ()
         return (float(np.nanmax(np.abs(maps[0] - maps[1]))),)
+    if e.measure == "outside":
+        return _outside(maps)
+    if e.measure == "ratio":
+        return _ratio(maps)
     if e.measure == "weight":
         rows = list(view.get("rows", ()))
         cols = list(view.get("cols") or rows)
@@ -115,6 +128,8 @@ def measure(e: Expect, view: dict[str, Any]) -> tuple[float, ...]:
             values += [float(v) for v in m[np.triu(np.ones(m.shape, dtype=bool), k=1)]]
         elif e.measure == "nan":
             values.append(float(np.isnan(m).sum()))
+        elif e.measure in ("rows", "columns"):  # (a shape the text states: 2 × 3, where 3 × 2 was expected)
+            values.append(float(m.shape[0 if e.measure == "rows" else -1]))
         else:  # largest, smallest (finite)
             finite = m[np.isfinite(m)]
             if finite.size:
@@ -124,3 +139,22 @@ def measure(e: Expect, view: dict[str, Any]) -> tuple[float, ...]:
     if e.measure == "nan":
         return (float(sum(values)),)
     return tuple(values)
+
+
+def _outside(maps: list[np.ndarray]) -> tuple[float, ...]:
+    """How far the last map goes past each column's range in the map before it (0: every value lies between that
+    column's smallest and largest, as an average of its rows must; a sum of them would not)."""
+    if len(maps) < 2 or maps[-1].shape[-1] != maps[-2].shape[-1]:
+        return ()
+    source, last = maps[-2], maps[-1]
+    above = last - np.nanmax(source, axis=0)  # (T, hd) past each column's largest
+    below = np.nanmin(source, axis=0) - last  # (T, hd) under each column's smallest
+    return (float(max(0.0, np.nanmax(above), np.nanmax(below))),)
+
+
+def _ratio(maps: list[np.ndarray]) -> tuple[float, ...]:
+    """The second map over the first, cell by cell where neither is 0 (dropout: each kept weight ×1/(1-p))."""
+    if len(maps) < 2 or maps[0].shape != maps[1].shape:
+        return ()
+    kept = (maps[0] != 0) & (maps[1] != 0) & np.isfinite(maps[0]) & np.isfinite(maps[1])
+    return tuple(float(v) for v in maps[1][kept] / maps[0][kept])

@@ -79,6 +79,12 @@ def transfer(st: dict[str, Any]) -> tuple[dict[str, Any], str]:
     return data, r.verdict
 
 
+def dimensions(n: int) -> list[str]:
+    """Column labels d0, d1, ... under a "dimension" axis shared by several maps (each map's own q0/k0/v0 would name
+    only the first)."""
+    return [f"d{j}" for j in range(n)]
+
+
 def qkv(stages: list[tuple[str, dict[str, Any] | None]], names: tuple[str, ...], head: int) -> tuple[dict, str]:
     """Q, K and V of one head side by side (each (T, hd), one row per token) on one scale: what each position looks
     for, offers and passes on, read together."""
@@ -88,6 +94,24 @@ def qkv(stages: list[tuple[str, dict[str, Any] | None]], names: tuple[str, ...],
     labels = {"x": t(MESSAGES["dimension"]), "y": t(MESSAGES["token"]), "note": "",
               "hover": first["labels"].get("hover", "")}
     data = matrix.heatmaps(first["rows"], mats, ["Q", "K", "V"], scale=matrix.value_scale(np.stack(mats)),
-                           cols=first.get("cols"), labels=labels, max_columns=3)
+                           cols=dimensions(mats[0].shape[-1]), labels=labels, max_columns=3)
     data["boundary"] = False
     return data, t(MESSAGES["qkv"], dims=mats[0].shape[-1], head=head)
+
+
+def averages(stages: list[tuple[str, dict[str, Any] | None]], names: tuple[str, ...]) -> dict | None:
+    """V beside the context (weights @ V), on one scale with the columns d0, d1, ...: each output row is an average
+    of value rows, so it stays inside their range (None: a variant whose stages do not pair so)."""
+    v, c = (stages[names.index(n)][1] for n in ("V", "context"))
+    if not v or not c:
+        return None
+    mats = [np.asarray(matrix.unpacked(d["heads"][0]["values"]), dtype=float) for d in (v, c)]  # (T, hd) each
+    if mats[0].shape != mats[1].shape:
+        return None
+    labels = {"x": t(MESSAGES["dimension"]), "y": t(MESSAGES["token"]), "note": "",
+              "hover": c["labels"].get("hover", "")}
+    data = matrix.heatmaps(c["rows"], mats, [v["heads"][0]["title"], c["heads"][0]["title"]],
+                           scale=matrix.value_scale(np.stack(mats)), cols=dimensions(mats[0].shape[-1]),
+                           labels=labels, max_columns=2)
+    data["boundary"] = False
+    return data

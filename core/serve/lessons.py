@@ -118,12 +118,25 @@ def show(lab: Any, view: str, st: dict[str, Any], expect: tuple = (), changed: b
         shown = _show(lab, view, json.dumps(st, sort_keys=True, ensure_ascii=False), current())  # (text: per language)
     if expect:
         waiting = view == "training" and not (shown.view or {}).get("done")  # (a run not finished: measured later)
-        found = lesson_checks.outcomes(expect, shown.view, pending=waiting, changed=changed)
+        found = lesson_checks.outcomes(expect, shown.view, pending=waiting, changed=changed,
+                                       no_model=_no_real_model(view, shown, st))
         check = "  \n".join([*([shown.check] if shown.check else []), *(markdown_text(o.text) for o in found)])
         shown = replace(shown, check=check, outcomes=found, view=_side_by_side(shown.view, expect))
     if shown.view is not None:
         remember(shown.view)
     return shown
+
+
+def _no_real_model(view: str, shown: Shown, st: dict[str, Any]) -> bool:
+    """A real model's step with none configured (no Chinese-capable model; the sink's tiny stand-in, which is too
+    small to grow a sink): its claim is about a real model, so it is said unmeasured, neither held nor broken."""
+    if view == "real-chapter":
+        return shown.view is None
+    if view == "sink" and not st.get("model"):
+        from . import real_lessons, real_models
+
+        return real_lessons.sink_model() == real_models.TINY
+    return False
 
 
 def _side_by_side(data: dict[str, Any] | None, expect: tuple) -> dict[str, Any] | None:
@@ -206,6 +219,8 @@ def _show(lab: Any, view: str, frozen: str, language: str) -> Shown:
             data, check = lesson_views.qkv(stages, STAGES, v.head)
             return Shown(_fit(data), check, _lab(st))
         formula, data = stages[STAGES.index(st["stage"])]
+        if st["stage"] == "context":  # the values beside their averages (a variant's own shapes: the context alone)
+            data = lesson_views.averages(stages, STAGES) or data
         row = _row(st, len(data["rows"]), None) if data else None
         return Shown(None if data is None else _fit(data, **({"highlight": row} if row is not None else {})),
                      formula, _lab(st))
