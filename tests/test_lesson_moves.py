@@ -8,7 +8,7 @@ from dataclasses import dataclass
 
 from core.i18n import speaking
 from core.ui import lesson_screens
-from core.ui.lesson_moves import END, At, arrive, linked, loads, moved
+from core.ui.lesson_moves import END, At, ahead, arrive, linked, loads, moved
 
 
 @dataclass(frozen=True)
@@ -34,6 +34,12 @@ def test_a_question_shows_first_and_the_next_press_reveals_its_view_then_moves_o
     at = moved(LESSON, at, +1)
     assert at == At("demo", 1, asking=False)  # the same step, its view and check revealed
     assert moved(LESSON, at, +1) == At("demo", 2)
+
+
+def test_what_is_built_ahead_is_where_the_next_press_leads_and_past_a_question_the_step_after_it():
+    assert ahead(LESSON, arrive(LESSON, 0)) == [At("demo", 1, asking=True)]
+    assert ahead(LESSON, At("demo", 1, asking=True)) == [At("demo", 1), At("demo", 2)]
+    assert ahead(LESSON, At("demo", 2)) == [At("demo", 3)]  # (the end screen: Screens.ahead skips it)
 
 
 def test_back_shows_the_step_before_whole_and_a_link_opens_a_question_first():

@@ -57,6 +57,12 @@ def moved(lesson: Any, at: At, by: int) -> At:
     return At(lesson.name, max(k - 1, 0), False) if k > 0 else arrive(lesson, 0)
 
 
+def ahead(lesson: Any, at: At) -> list[At]:
+    """Where the next press can lead from at (a question's reveals it, so the step after it too): built meanwhile."""
+    then = moved(lesson, at, +1)
+    return [then, arrive(lesson, at.k + 1)] if then.k == at.k else [then]
+
+
 def jumped(lesson: Any, k: Any) -> At:
     """The outline's or the end screen's choice (a step's index from 0, or "end"): that step, its question first."""
     n = len(lesson.steps)

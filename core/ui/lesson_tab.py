@@ -19,7 +19,7 @@ from . import access, class_panel, i18n, lab_link, trained_panel
 from .common import never_raises, sentence_of, view
 from .i18n import static
 from .lesson_handout import handout
-from .lesson_moves import END, At, arrive, asks, linked, loads, moved
+from .lesson_moves import END, At, ahead, arrive, asks, linked, loads, moved
 from .lesson_moves import jumped as chosen
 from .lesson_screens import (  # noqa: F401 - where_html, failed_html, missing_html, loaded_text: the tab's pieces
     MESSAGES,
@@ -132,10 +132,7 @@ def build(ctx) -> None:
         notes. A question shows alone (its view and check come with the next press); after the last step, the end.
         Built once for every page at that place (the teacher's and the class's); the next place built meanwhile."""
         values = screens.get(lesson, at.k, at.asking, lambda: placed(lesson, at))
-        then = [moved(lesson, at, +1)]  # (a question's next press reveals it: the step after it is built too)
-        if then[0].k == at.k:
-            then.append(arrive(lesson, at.k + 1))
-        screens.ahead(lesson, [(p.k, p.asking, lambda p=p: placed(lesson, p)) for p in then])
+        screens.ahead(lesson, [(p.k, p.asking, lambda p=p: placed(lesson, p)) for p in ahead(lesson, at)])
         return values
 
     def placed(lesson, at: At) -> tuple:
