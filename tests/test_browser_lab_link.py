@@ -7,7 +7,7 @@ from urllib.parse import parse_qs, quote, urlsplit
 
 import pytest
 
-from tests.pages import TIMEOUT, VIEW, open_tab, redrawn, stamp, type_sentence
+from tests.pages import TIMEOUT, VIEW, open_tab, redrawn, reveal, stamp, type_sentence
 
 pytestmark = pytest.mark.browser
 SENTENCE = "这份合同中的违约金过高"  # written without spaces: the segmenter cuts it into words
@@ -293,5 +293,187 @@ def test_copy_link_of_a_state_no_address_can_hold_says_so_in_one_sentence(browse
             "This view's link would be longer than the 8,192 bytes the lab reads, because its sentence is long; "
             "shorten the sentence to share it.")
         assert not page.locator("#lab-link-url").is_visible() and page.evaluate("() => location.search") == ""
+    finally:
+        page.context.close()
+
+
+# ---- Open in the lab, for every view kind a built-in lesson shows -------------------------------------------------
+
+def lab_stamp(page, view: str) -> str:
+    """A lab view's drawn numbers (its stamp), once it has drawn."""
+    page.wait_for_selector(f"{view} .al-root[data-stamp]:not([data-stamp=''])")
+    return page.locator(f"{view} .al-root").first.get_attribute("data-stamp")
+
+
+def step_shown(page, before: str | None) -> str:
+    """The step's view as the page drew it (its stamp), once it is no longer the step's before it."""
+    page.wait_for_function("old => { const r = document.querySelector('#lesson-view .al-root');"
+                           " return r && r.dataset.stamp && r.dataset.stamp !== old; }", arg=before or "")
+    return page.locator("#lesson-view .al-root").first.get_attribute("data-stamp")
+
+
+def drawn_as(page, view: str, shown: str) -> None:
+    """The lab's view drew the very numbers the step drew (the same stamp)."""
+    try:
+        page.wait_for_function("([sel, s]) => (document.querySelector(sel + ' .al-root') || {dataset: {}}).dataset"
+                               ".stamp === s", arg=[view, shown], timeout=TIMEOUT / 2)
+    except Exception:  # noqa: BLE001 - said as what was drawn instead
+        drew = page.evaluate("sel => (document.querySelector(sel + ' .al-root') || {dataset: {}}).dataset.stamp", view)
+        raise AssertionError(f"{view} drew {drew}, the step {shown}") from None
+
+
+def in_sight(page, selector: str) -> None:
+    """The part of the tab the step showed is on screen (Open in the lab scrolled to it)."""
+    page.wait_for_function("sel => { const e = document.querySelector(sel); if (!e) return false;"
+                           " const r = e.getBoundingClientRect(); return r.top >= -2 && r.top < innerHeight / 2; }",
+                           arg=selector)
+
+
+def field(page, selector: str, value: str) -> None:
+    page.wait_for_function("([sel, v]) => (document.querySelector(sel) || {}).value === v", arg=[selector, value])
+
+
+def checked(page, elem_id: str, value: str) -> None:
+    page.wait_for_function("([id, v]) => !!document.querySelector(`#${id} input[value='${v}']:checked`)",
+                           arg=[elem_id, value])
+
+
+def heatmaps_lab(page, st, shown):
+    field(page, "#sentence textarea", st["sentence"])
+    drawn_as(page, "#attention-heatmaps", shown)
+
+
+def mask_lab(page, st, shown):
+    field(page, "#sentence textarea", st["sentence"])
+    assert page.locator("#opt-sliding-window-window input").first.input_value() == str(st["options"]["window"])
+    drawn_as(page, "#attention-mask", shown)
+
+
+def dropout_lab(page, st, shown):  # the Attention tab: the weights before dropout, the step's left map
+    field(page, "#sentence textarea", st["sentence"])
+    lab_stamp(page, "#attention-heatmaps")
+
+
+def trained_lab(page, st, shown):
+    from core.serve.trained import trained
+
+    page.wait_for_function("s => (document.querySelector('#trained-sentence input') || {}).value === s",
+                           arg=st["sentence"])
+    trained_shown(page)
+    drawn_as(page, "#trained-heatmaps", trained(st["sentence"], st["layer"], st["head"]).model["stamp"])  # its head
+
+
+def stage_lab(page, st, shown):
+    field(page, "#step-head input[type=number]", str(st["head"]))
+    drawn_as(page, f"#step-{st['stage']}", shown)
+    in_sight(page, f"#step-{st['stage']}")
+
+
+def causality_lab(page, st, shown, view="#causality-bars"):
+    field(page, "#causality-sentence textarea", st["sentence"])
+    field(page, "#causality-position input[type=number]", str(st["position"]))
+    field(page, "#causality-replacement textarea", st["replacement"])
+    drawn_as(page, view, shown)
+
+
+def dependency_lab(page, st, shown):
+    causality_lab(page, st, shown, "#causality-dependency")
+    in_sight(page, "#causality-dependency")
+
+
+def masking_lab(page, st, shown, view):
+    field(page, "#masking-sentence textarea", st["sentence"])
+    drawn_as(page, view, shown)
+    in_sight(page, view)
+
+
+def transfer_lab(page, st, shown):
+    from core.serve.transfer import v2_to_v1
+
+    checked(page, "transfer-mistake", st["mistake"])
+    field(page, "#transfer-verdict textarea", v2_to_v1(st["seed"], st["d_in"], st["d_out"], st["mistake"]).verdict)
+
+
+def failure_lab(page, st, shown):
+    drawn_as(page, f"#card-{st['card']}-weights", shown)
+    in_sight(page, f"#card-{st['card']}")
+
+
+def interventions_lab(page, st, shown):
+    field(page, "#interventions-sentence input", st["sentence"])
+    checked(page, "interventions-mode", st["mode"])
+    drawn_as(page, "#interventions-chart", shown)
+    in_sight(page, "#interventions-chart")
+
+
+def training_lab(page, st, shown):
+    kind = st["experiment"]
+    page.locator(f"#experiments-{kind}-button[aria-selected=true]").wait_for()
+    field(page, f"#{kind}-steps input[type=number]", str(st["steps"]))
+    lab_stamp(page, f"#{kind}-plot")  # the class's run drawn (from the cache once trained), never empty axes
+    page.wait_for_function("sel => (document.querySelector(sel) || {textContent: ''}).textContent.trim()",
+                           arg=f"#{kind}-words")
+
+
+def cost_lab(page, st, shown):  # (the tab's chart has every path measured; the step's, the four it compares)
+    lab_stamp(page, "#cost-saved")
+    in_sight(page, "#cost-saved")
+
+
+def real_lab(page, st, shown):
+    """A real-model step: the model and sentence it ran (the test app has the tiny model only: the chapter's step has
+    no Chinese-capable model to run, and hands over none)."""
+    if "model" not in st:
+        assert shown is None
+        return
+    field(page, "#real-sentence textarea", st["sentence"])
+    checked(page, "real-model", st["model"])
+    lab_stamp(page, "#real-model-view")
+
+
+# (lesson, step from 1, the tab it opens, what that tab must show): every view kind the built-in lessons have
+WALK = [
+    ("chapter", 1, "Attention", trained_lab), ("chapter", 4, "Masking & scaling",
+                                               lambda p, st, s: masking_lab(p, st, s, "#masking-sqrt-d")),
+    ("chapter", 5, "Step through", stage_lab), ("chapter", 6, "Attention", heatmaps_lab),
+    ("chapter", 9, "Causality", causality_lab), ("chapter", 11, "Experiments", training_lab),
+    ("chapter", 13, "Mistakes & interventions", failure_lab), ("chapter", 17, "Mistakes & interventions",
+                                                                interventions_lab),
+    ("chapter", 19, "Real model", real_lab), ("chapter", 20, "Real model", real_lab),
+    ("v1-v2", 2, "Weight transfer", transfer_lab), ("v1-v2", 5, "Masking & scaling",
+                                                    lambda p, st, s: masking_lab(p, st, s, "#masking-three")),
+    ("v1-v2", 7, "Attention", dropout_lab),
+    ("by-hand", 7, "Causality", dependency_lab), ("by-hand", 10, "Attention", mask_lab), ("by-hand", 12, "Cost", cost_lab),
+]
+
+
+def test_open_in_the_lab_opens_every_view_kind_on_what_its_step_showed(browser, app_url):
+    """One page walks one step of each view kind: Open in the lab, the tab's own view drawn from the same numbers
+    (or showing the same card, edit, mistake, run), then back to the lesson."""
+    from core.registry import load_registry
+    from core.serve import lessons
+    from core.serve.plugins import AppLab
+
+    registry = load_registry(entry_points=False)
+    shelf, lab = lessons.load(registry), AppLab(registry)
+    kinds = {s.view for n in ("chapter", "v1-v2", "by-hand") for s in shelf.get(n).steps}
+    assert kinds == {shelf.get(n).steps[k - 1].view for n, k, _, _ in WALK}  # every kind, once
+    seen = {(n, k): lessons.shown(lab, shelf.get(n).steps[k - 1]) for n, k, _, _ in WALK}  # (before the page asks)
+    page, shown = new_page(browser, f"{app_url}?lesson=chapter&step=1"), None
+    try:
+        for name, k, tab, lab_shows in WALK:
+            if page.locator(f"#lesson[data-lesson='{name}']").count() == 0:
+                page.goto(f"{app_url}?lesson={name}&step={k}")
+                shown = None
+            else:
+                page.get_by_role("tab", name="Lesson", exact=True).click()
+                page.evaluate("k => window.AttnLabLesson.jump(k)", k - 1)
+            page.wait_for_selector(f"#lesson[data-lesson='{name}'][data-step='{k}']", state="attached")
+            reveal(page)
+            st = seen[name, k].lab  # what the step hands over, as the server computed it
+            shown = None if seen[name, k].view is None else step_shown(page, shown)  # as the page drew it
+            page.locator("#lesson-lab").click()
+            page.get_by_role("tab", name=tab, exact=True, selected=True).wait_for()
+            lab_shows(page, st, shown)
     finally:
         page.context.close()

@@ -14,6 +14,7 @@ from ..i18n import mark, t
 from ..render import matrix
 
 JOURNEY = ("Your", "journey", "starts", "with", "one", "step")  # the six inputs of the transfer (core.lab.transfer_report)
+SHAPE = (3, 2)  # (d_in, d_out) of the transfer a step shows: the Weight transfer tab's first
 MESSAGES = {
     "transfer_v2": mark("SelfAttention_v2's output"),
     "transfer_v1": mark("SelfAttention_v1's output, after the copy"),
@@ -56,7 +57,7 @@ def transfer(st: dict[str, Any]) -> tuple[dict[str, Any], str]:
     scale (two maps that differ by 0.007 look identical side by side); a failed copy: the weight it tried to copy."""
     from ..lab.transfer_report import v2_to_v1
 
-    r = v2_to_v1(st["seed"], 3, 2, st["mistake"])
+    r = v2_to_v1(st["seed"], *SHAPE, st["mistake"])
     if not r.out_v2:  # the copy raised: show why, the stored orientation
         w = np.asarray(r.query_weight, dtype=float)  # (d_out, d_in)
         labels = {"x": t(MESSAGES["input_dim"]), "y": t(MESSAGES["weight_row"]), "note": ""}

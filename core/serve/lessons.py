@@ -26,7 +26,7 @@ from ..lab.pronoun import CHAPTER_SENTENCE
 from ..render import matrix
 from ..render.lesson_html import step_html
 from ..render.tokens import markdown_text
-from . import chapter, lesson_checks, lesson_images, lesson_training, lesson_views, views
+from . import chapter, lesson_checks, lesson_images, lesson_lab, lesson_training, lesson_views, views
 from .exports import remember
 from .trained import trained
 
@@ -116,6 +116,7 @@ def show(lab: Any, view: str, st: dict[str, Any], expect: tuple = (), changed: b
         shown = _real(view, st)
     else:
         shown = _show(lab, view, json.dumps(st, sort_keys=True, ensure_ascii=False), current())  # (text: per language)
+    shown = replace(shown, lab={**shown.lab, **lesson_lab.handed(view, st)})  # what its lab tab opens on
     if expect:
         waiting = view == "training" and not (shown.view or {}).get("done")  # (a run not finished: measured later)
         found = lesson_checks.outcomes(expect, shown.view, pending=waiting, changed=changed,

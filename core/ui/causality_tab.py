@@ -7,7 +7,7 @@ import gradio as gr
 from core.i18n import mark
 from core.serve import views
 
-from . import endpoints
+from . import endpoints, lab_open
 from .attention_tab import variant_choices
 from .common import CPU_GROUP, CPU_LIMIT, api_accordion, export_button, never_raises, problem_box, user_errors, view
 from .i18n import static
@@ -52,6 +52,8 @@ def build(ctx) -> None:
         return gr.update(maximum=last, value=value)
 
     inputs, outputs = [sentence, position, replacement, causal, variant], [bars, dependency, summary, payload]
+    lab_open.takes(ctx, "causality_tab", dict(zip(inputs, ["sentence", "position", "replacement", "causal", "variant"],
+                                                  strict=True)))  # a lesson's causality step: its very edit
     ctx.warm.append(lambda: causality(sentence.value, position.value, replacement.value, causal.value, variant.value))
     endpoints.publish(causality, "causality", inputs, outputs, concurrency_id=CPU_GROUP, concurrency_limit=CPU_LIMIT)
     # The page's own events skip the queue, as the Attention tab's do (a finished queued event would leave its

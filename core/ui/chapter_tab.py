@@ -11,7 +11,7 @@ from core.lab.failure_modes import KEYS
 from core.lab.pronoun import CHAPTER_PAIR, CHAPTER_SENTENCE
 from core.serve import chapter
 
-from . import endpoints
+from . import endpoints, lab_open
 from .common import CPU_GROUP, CPU_LIMIT, api_accordion, problem_box, user_errors, view
 from .i18n import static
 
@@ -114,6 +114,7 @@ def build(ctx) -> None:
         v = chapter.interventions(sentence, mode)
         return v.headline, v.chart, {"headers": v.headers, "data": v.table}, v.prediction, v.measured, v.note, v.payload
 
+    lab_open.takes(ctx, "chapter_tab", {sentence: "sentence", mode: "mode"})  # (a failure step: its card in sight)
     queued = dict(concurrency_id=CPU_GROUP, concurrency_limit=CPU_LIMIT)
     card_outputs = [*(c for slot in slots for c in slot), cards_json]
     outputs = [headline, chart, table, prediction, measured, note, payload]

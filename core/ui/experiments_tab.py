@@ -11,6 +11,7 @@ from core.lab import experiments as ex
 from core.serve import clients
 from core.serve.experiments import chart, shared_mask_experiment, shared_scale_experiment, warm
 
+from . import lab_open
 from .common import TRAINING_GROUP, TRAINING_LIMIT, api_accordion, export_button, user_errors, view
 from .i18n import static
 
@@ -124,9 +125,14 @@ def _controls(kind: str, max_steps: int, steps: int) -> tuple[gr.Slider, gr.Numb
                 gr.Button(static(TEXT["stop"]), elem_id=f"{kind}-stop"))
 
 
+def _of(kind: str, key: str):
+    """A lesson's training step's run setting, for the controls of its own experiment only."""
+    return lambda lab: lab[key] if lab.get("experiment") == kind and key in lab else gr.skip()
+
+
 def build(ctx) -> None:
     cpu = dict(concurrency_id=TRAINING_GROUP, concurrency_limit=TRAINING_LIMIT)  # see common.py
-    with gr.Tab(static(TEXT["mask_tab"])):
+    with gr.Tab(static(TEXT["mask_tab"]), elem_id="experiments-mask"):  # (its button: #experiments-mask-button)
         gr.Markdown(static(TEXT["mask_intro"]))
         m_steps, m_seed, m_go, m_stop = _controls("mask", ex.MAX_STEPS["mask"], ex.MaskParams.steps)
         m_plot = view(None, elem_id="mask-plot")
@@ -140,7 +146,7 @@ def build(ctx) -> None:
         m_run = m_go.click(run_mask, [m_steps, m_seed], [m_plot, m_words, m_masked, m_unmasked, m_json],
                            api_name="mask_experiment", **cpu)
         m_stop.click(stop_mask, m_json, [m_json, m_words], cancels=[m_run], api_visibility="private")
-    with gr.Tab(static(TEXT["scale_tab"])):
+    with gr.Tab(static(TEXT["scale_tab"]), elem_id="experiments-scale"):
         gr.Markdown(static(TEXT["scale_intro"]))
         s_steps, s_seed, s_go, s_stop = _controls("scale", ex.MAX_STEPS["scale"], ex.ScaleParams.steps)
         s_plot = view(None, elem_id="scale-plot")
@@ -150,4 +156,6 @@ def build(ctx) -> None:
             s_json = gr.JSON(label=static(TEXT["scale_json"]), open=False)
         s_run = s_go.click(run_scale, [s_steps, s_seed], [s_plot, s_words, s_json], api_name="scale_experiment", **cpu)
         s_stop.click(stop_scale, s_json, [s_json, s_words], cancels=[s_run], api_visibility="private")
+    lab_open.takes(ctx, "experiments_tab", {m_steps: _of("mask", "steps"), m_seed: _of("mask", "run_seed"),
+                                            s_steps: _of("scale", "steps"), s_seed: _of("scale", "run_seed")})
     ctx.warm.append(warm)  # last: the longest, in a worker process

@@ -15,7 +15,7 @@ from core.serve import lessons
 from core.serve.screens import Screens
 from core.transfer import MISTAKE_LABELS
 
-from . import access, class_panel, i18n, lab_link, trained_panel
+from . import access, class_panel, i18n, lab_open
 from .common import never_raises, sentence_of, view
 from .i18n import static
 from .lesson_handout import handout
@@ -219,7 +219,7 @@ def build(ctx) -> None:
         (control.submit if control is sentence else control.input)(
             kept(changed, 3), [position, *controls], [shown, check, lab_state], **fast)
     class_panel.build(ctx, present, outputs, MARK_JS, lesson_of)  # a live class follows this lesson (#34)
-    ctx.shared.setdefault("after_tabs", []).append(lambda: _wire_lab(ctx, to_lab, lab_state, position))
+    ctx.shared.setdefault("after_tabs", []).append(lambda: lab_open.wire(ctx, to_lab, lab_state))
     ctx.warm.append(lambda: [lessons.shown(ctx.lab, s)
                              for s in (shelf.get(first).steps if first else ())])
 
@@ -233,32 +233,3 @@ def kept(fn, n_outputs: int):
             sentence_of(exc, "lesson")  # logs it
             return tuple(gr.skip() for _ in range(n_outputs))
     return never_raises(answer)
-
-
-def _wire_lab(ctx, to_lab: gr.Button, lab_state: gr.JSON, position: gr.Textbox) -> None:
-    """Once every tab is built: "open in the lab" writes the step's state into the Attention tab's inputs, opens
-    the tab the step's view comes from and leaves that state's lab link in the address bar; a lab link
-    (core/ui/lab_link.py) fills them when the page opens."""
-    inputs, order = ctx.shared.get("attention_inputs"), ctx.shared.get("tabs", [])
-    if not inputs or "attention_tab" not in order:
-        return
-    weights = list(ctx.shared.get("attention_weights", ()))  # the weights switch and the trained model's sentence
-
-    def to_inputs(lab: Any) -> tuple:
-        if not isinstance(lab, dict):
-            return tuple(gr.skip() for _ in [*inputs, *weights])
-        trained = lab.get("weights") == "trained"
-        switch = (trained_panel.TRAINED if trained else trained_panel.RANDOM,
-                  lab["sentence"] if trained else gr.skip())[:len(weights)]
-        return (lab["sentence"], lab["variant"], lab["causal"], lab["scaled"], lab["heads"], lab["d_model"],
-                lab["seed"], json.dumps(lab["options"]), *switch)
-
-    js = """(lab, pos) => {
-      const tabs = TABS, order = ORDER, view = (lab && lab.view) || "heatmaps";
-      const i = order.indexOf(tabs[view] || "attention_tab");
-      const b = document.querySelectorAll('[role="tab"]')[i];
-      if (b) b.click();
-    }""".replace("TABS", json.dumps(lessons.LAB_TABS)).replace("ORDER", json.dumps(order))
-    to_lab.click(to_inputs, lab_state, [*inputs, *weights], api_visibility="private", show_progress="hidden").then(
-        None, [lab_state, position], None, js=js).then(None, lab_state, None, js=lab_link.replace_js(lessons.LAB_TABS))
-    lab_link.wire_reader(ctx, inputs, ctx.shared.get("attention_option_controls", {}), order)

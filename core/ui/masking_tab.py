@@ -7,7 +7,7 @@ import gradio as gr
 from core.i18n import mark
 from core.serve import views
 
-from . import endpoints
+from . import endpoints, lab_open
 from .common import CPU_GROUP, CPU_LIMIT, export_button, problem_box, user_errors, view
 from .i18n import static
 
@@ -36,6 +36,7 @@ def build(ctx) -> None:
 
     ctx.warm.append(lambda: masking(sentence.value, seed.value))
     inputs, outputs = [sentence, seed], [three, three_summary, sqrt_d, sqrt_summary]
+    lab_open.takes(ctx, "masking_tab", {sentence: "sentence", seed: "seed"})
     endpoints.publish(masking, "masking", inputs, outputs, concurrency_id=CPU_GROUP, concurrency_limit=CPU_LIMIT)
     # the page's own events skip the queue (docs/app.md: a finished queued event costs every later one)
     gr.on([ctx.tab.select, sentence.change, seed.change], user_errors(masking, unqueued=len(outputs)), inputs,

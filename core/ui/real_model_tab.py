@@ -10,6 +10,7 @@ from core.i18n import mark, t
 from core.lab.real_steps import FIELDS
 from core.serve import real_model, real_models, real_variants, real_views
 
+from . import lab_open
 from .common import CPU_GROUP, CPU_LIMIT, EXPORT, EXPORTED, problem_box, user_errors, view
 from .i18n import static
 
@@ -127,6 +128,7 @@ def build(ctx) -> None:
     # drawn (no round trip), and only an open section's box changes, which redraws it.
     fast = dict(queue=False, api_visibility="private", trigger_mode="always_last", show_progress="hidden")
     main = [sentence, model, causal, scaled, ablate, variant, options]
+    lab_open.takes(ctx, "real_model_tab", {sentence: "sentence", model: "model"})  # the model a step ran, if any
     drawn = gr.on([ctx.tab.select, sentence.submit, model.change, causal.change, scaled.change, ablate.submit,
                    variant.change, options.submit],
                   user_errors(draw, unqueued=3), main, [chart, words, summary, problem], **fast)

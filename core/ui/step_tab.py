@@ -7,6 +7,7 @@ import gradio as gr
 from core.i18n import mark
 from core.serve import exports, views
 
+from . import lab_open
 from .common import api_accordion, problem_box, user_errors, view
 from .i18n import static
 
@@ -45,6 +46,7 @@ def build(ctx) -> None:
         return (gr.update(maximum=v.last_head, value=v.head), v.sharing, gr.update(value=v.note, visible=bool(v.note)),
                 exports.trace_file(v.run), *[formula for formula, _ in shown], *[data for _, data in shown])
 
+    lab_open.takes(ctx, "step_tab", {head: "head"})  # a lesson's stage step: its head (its stage: brought in sight)
     outputs = [head, sharing, note, download, *formulas, *matrices]
     # the Attention tab's inputs cannot change while this tab is open: refresh when it is opened. Unqueued, as
     # the Attention tab's events (a finished queued event costs every later event of the page, docs/app.md);

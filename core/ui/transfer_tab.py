@@ -8,7 +8,7 @@ from core.i18n import mark, t
 from core.serve import transfer as transfers
 from core.transfer import MISTAKES
 
-from . import endpoints
+from . import endpoints, lab_open
 from .common import CPU_GROUP, CPU_LIMIT, api_accordion, problem_box, user_errors
 from .i18n import static
 
@@ -60,6 +60,7 @@ def build(ctx) -> None:
         return _outputs(ctx, seed, d_in, d_out, mistake)
 
     inputs, outputs = [seed, d_in, d_out, mistake], [shapes, out_v2, out_v1, verdict, others, payload]
+    lab_open.takes(ctx, "transfer_tab", {seed: "seed", d_in: "d_in", d_out: "d_out", mistake: "mistake"})  # a lesson's transfer step: its seed and mistake
     tables = [shapes, out_v2, out_v1, others]  # no first values to send: the tab fills them when it is shown
     ctx.first_values(tables, lambda: tuple(gr.skip() for _ in tables))
     endpoints.publish(transfer, "transfer", inputs, outputs, concurrency_id=CPU_GROUP, concurrency_limit=CPU_LIMIT)

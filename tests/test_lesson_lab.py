@@ -1,0 +1,143 @@
+"""Open in the lab hands over what the step showed: for every built-in step, the state its lab tab opens on is the
+step's own (its edit, stage, card, mistake, run, head), and the tab's own function on that state draws the very
+numbers the step drew. (The page side of it: tests/test_browser_lab_link.py walks one step of each view kind.)"""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from core.lab.lesson_format import STAGES
+
+LESSONS = ("chapter", "v1-v2", "by-hand")
+
+
+@pytest.fixture(scope="module")
+def registry():
+    from core.registry import load_registry
+
+    return load_registry(entry_points=False)
+
+
+@pytest.fixture(scope="module")
+def shelf(registry):
+    from core.serve import lessons
+
+    return lessons.load(registry)
+
+
+@pytest.fixture(scope="module")
+def lab(registry):
+    from core.serve.plugins import AppLab
+
+    return AppLab(registry)
+
+
+def steps(shelf, language="en"):
+    return [(n, k, s) for n in LESSONS for k, s in enumerate(shelf.get(n, language).steps, 1)]
+
+
+def attention_args(st: dict) -> tuple:
+    """The Attention tab's inputs, in its order, from a handed state."""
+    return (st["sentence"], st["variant"], st["causal"], st["scaled"], st["heads"], st["d_model"], st["seed"],
+            json.dumps(st["options"]))
+
+
+def tab_stamp(lab, view: str, st: dict) -> str | None:
+    """The stamp of what the step's lab tab draws from the handed state, by the tab's own function (None: a tab
+    whose view is not the step's picture: the step draws a part of it, or the same numbers otherwise)."""
+    from core.serve import chapter, views
+
+    if view in ("heatmaps", "mask"):
+        v = views.attention(lab, *attention_args(st))
+        return (v.heatmaps if view == "heatmaps" else v.mask)["stamp"]
+    if view == "stage" and st["stage"] not in ("Q", "K", "V"):
+        v = views.step(lab, *attention_args(st), st["head"])
+        return views.padded(v.stages, len(STAGES))[STAGES.index(st["stage"])][1]["stamp"]
+    if view in ("causality", "dependency"):  # (the tab's own call: no seed, its default)
+        v = views.causality(lab, st["sentence"], st["position"], st["replacement"], st["causal"], st["variant"])
+        return (v.bars if view == "causality" else v.dependency)["stamp"]
+    if view in ("three-ways", "sqrt-d"):
+        v = views.masking(lab, st["sentence"], st["seed"])
+        return (v.three if view == "three-ways" else v.sqrt_d)["stamp"]
+    if view == "failure":
+        return next(c for c in chapter.cards() if c.key == st["card"]).weights["stamp"]
+    if view == "interventions":
+        return chapter.interventions(st["sentence"], st["mode"]).chart["stamp"]
+    return None
+
+
+def test_every_built_in_step_hands_its_lab_tab_the_state_its_view_used(shelf, lab):
+    from core.serve import lesson_lab, lessons
+
+    for name, k, step in steps(shelf):
+        handed, st = lessons.shown(lab, step).lab, lessons.state(step)
+        assert handed["view"] == step.view, (name, k)
+        for key in ("sentence", "variant", "causal", "scaled", "heads", "d_model", "options"):
+            if key in step.state and step.view not in ("real-chapter", "sink"):
+                assert handed[key] == st[key], (name, k, key)
+        for key in lesson_lab.OWN.get(step.view, ()):
+            if key in st:
+                assert handed[key] == st[key], (name, k, key)
+
+
+def test_the_chapters_causality_step_opens_on_its_own_edit(shelf, lab):
+    """The reported case: position 5 → 风险, not the tab's own 3 → "dog"."""
+    from core.serve import lessons
+
+    step = next(s for s in shelf.get("chapter").steps if s.view == "causality")
+    handed = lessons.shown(lab, step).lab
+    assert (handed["position"], handed["replacement"]) == (5, "风险")
+
+
+def test_the_lab_tab_draws_the_numbers_the_step_drew(shelf, lab):
+    from core.serve import lessons
+
+    compared = set()
+    for name, k, step in steps(shelf):
+        seen = lessons.shown(lab, step)
+        theirs = tab_stamp(lab, step.view, seen.lab)
+        if theirs is not None:
+            assert theirs == seen.view["stamp"], (name, k, step.view)
+            compared.add(step.view)
+    assert compared == {"heatmaps", "mask", "stage", "causality", "dependency", "three-ways", "sqrt-d", "failure",
+                        "interventions"}
+
+
+def test_the_transfer_tab_copies_as_the_step_copied(shelf, lab):
+    from core.lab.transfer_report import v2_to_v1 as step_copy
+    from core.serve import lessons
+    from core.serve.transfer import v2_to_v1
+
+    for _, _, step in steps(shelf):
+        if step.view == "transfer":
+            st = lessons.shown(lab, step).lab
+            mine, theirs = step_copy(st["seed"], 3, 2, st["mistake"]), v2_to_v1(st["seed"], st["d_in"], st["d_out"],
+                                                                               st["mistake"])
+            assert (theirs.verdict, theirs.out_v1, theirs.out_v2) == (mine.verdict, mine.out_v1, mine.out_v2)
+
+
+def test_trained_and_training_steps_open_the_run_and_head_they_showed(shelf, lab):
+    from core.serve import lessons
+    from core.serve.lesson_training import PARAMS
+    from core.serve.trained import opening_head
+
+    for name, k, step in steps(shelf):
+        st = lessons.shown(lab, step).lab
+        if step.view == "trained":  # the trained panel opens its most telling head: the step's own
+            assert (st["layer"], st["head"]) == opening_head(), (name, k)
+            assert st["weights"] == "trained"
+        if step.view == "training":  # the class's run: the settings Train both starts it with
+            p = PARAMS[st["experiment"]]
+            assert (st["steps"], st["run_seed"]) == (p.steps, p.seed), (name, k)
+
+
+def test_a_chinese_step_hands_over_what_its_english_twin_does(shelf, lab):
+    from core.serve import lessons
+
+    en, zh = steps(shelf), steps(shelf, "zh-CN")
+    assert [s.view for *_, s in en] == [s.view for *_, s in zh]
+    for (name, k, a), (_, _, b) in zip(en, zh, strict=True):
+        if a.view not in ("real-chapter", "sink"):
+            assert lessons.shown(lab, a).lab == lessons.shown(lab, b).lab, (name, k)
