@@ -23,6 +23,12 @@
     const room = Math.floor((A.fitHeight(data.height_budget, data) / rowsOfHeads - over) / nRows);
     return Math.max(cell, Math.min(Math.floor(STRETCH * cell), room));
   }
+  // ... and maps of a few columns under a long title ("SelfAttention_v1's output, after the copy") get wider
+  // columns, as far as the title then takes two lines and the view's width allows (room: px for one map's cells).
+  function columnWidth(data, cell, title, nCols, room) {
+    if (!A.presenting() || !data.window_reserve) return cell;
+    return Math.max(cell, Math.min(Math.floor(STRETCH * cell), Math.floor(room / nCols), Math.ceil(title / (2 * nCols))));
+  }
 
   // How many heads side by side: the largest square cells (within the width and the height budget).
   A.gridLayout = function (W, H, nRows, nCols, labelW, xLabelH, opts) {
@@ -132,9 +138,11 @@
       sz = fitted(W - A.thumbStripWidth(heads.length) - GAP, 1, 1);
     }
     const { px, yl, xl, xLabelH, labelW, lay } = sz;
-    const cell = lay.cell, vertical = cell < xl.width;
+    const used = (focus ? W - A.thumbStripWidth(heads.length) - GAP : W) - labelW - (lay.columns - 1) * gap - 2;
+    const widest = Math.max(0, ...order.map((h) => textWidth(String(heads[h].title || ""), `600 16px ${fam}`))) + 8;
+    const cell = columnWidth(data, lay.cell, widest, cols.length, used / lay.columns), vertical = cell < xl.width;
     const titled = A.axes.titleLines(order.map((h) => heads[h].title), cols.length * cell, `600 16px ${fam}`);
-    const tall = rowHeight(data, cell, Math.ceil(order.length / lay.columns), rows.length, // (px of a row)
+    const tall = rowHeight(data, lay.cell, Math.ceil(order.length / lay.columns), rows.length, // (px of a row)
       (titled > 1 ? titled * A.axes.TITLE_LINE + 6 : TITLE_H) + xLabelH(cell) + gap);
     const cmap = A.colormap(data.scale.stops);
     const showValues = !!data.show_values;
