@@ -23,10 +23,10 @@
     const room = Math.floor((A.fitHeight(data.height_budget, data) / rowsOfHeads - over) / nRows);
     return Math.max(cell, Math.min(Math.floor(STRETCH * cell), room));
   }
-  // ... and maps of a few columns under a long title ("SelfAttention_v1's output, after the copy") get wider
+  // A lesson's maps of a few columns under a long title ("SelfAttention_v1's output, after the copy") get wider
   // columns, as far as the title then takes two lines and the view's width allows (room: px for one map's cells).
   function columnWidth(data, cell, title, nCols, room) {
-    if (!A.presenting() || !data.window_reserve) return cell;
+    if (!data.window_reserve) return cell;
     return Math.max(cell, Math.min(Math.floor(STRETCH * cell), Math.floor(room / nCols), Math.ceil(title / (2 * nCols))));
   }
 
