@@ -26,7 +26,7 @@
   // A lesson's maps of a few columns under a long title ("SelfAttention_v1's output, after the copy") get wider
   // columns, as far as the title then takes two lines and the view's width allows (room: px for one map's cells).
   function columnWidth(data, cell, title, nCols, room) {
-    if (!data.window_reserve) return cell;
+    if (!data.window_reserve || A.narrow()) return cell; // (a phone: its own layout, every px of width taken)
     return Math.max(cell, Math.min(Math.floor(STRETCH * cell), Math.floor(room / nCols), Math.ceil(title / (2 * nCols))));
   }
 
@@ -138,7 +138,7 @@
       sz = fitted(W - A.thumbStripWidth(heads.length) - GAP, 1, 1);
     }
     const { px, yl, xl, xLabelH, labelW, lay } = sz;
-    const used = (focus ? W - A.thumbStripWidth(heads.length) - GAP : W) - labelW - (lay.columns - 1) * gap - 2;
+    const used = (focus ? W - A.thumbStripWidth(heads.length) - GAP : W) - labelW - (lay.columns - 1) * GAP - 2;
     const widest = Math.max(0, ...order.map((h) => textWidth(String(heads[h].title || ""), `600 16px ${fam}`))) + 8;
     const cell = columnWidth(data, lay.cell, widest, cols.length, used / lay.columns), vertical = cell < xl.width;
     const titled = A.axes.titleLines(order.map((h) => heads[h].title), cols.length * cell, `600 16px ${fam}`);
