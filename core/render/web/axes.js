@@ -89,10 +89,20 @@
     return Math.min(wanted, Math.max(least, Math.floor(cell / LABEL_PITCH)));
   }
 
-  // The title lines of a row of heads, each `width` px wide: 1, or up to 4 when a title is longer (it wraps).
+  // The title lines of a row of heads, each `width` px wide, counted as the browser wraps them (at spaces; a word
+  // wider than the head, "SelfAttention_v2's", broken anywhere): the title's box is that tall, no line under the cells.
   function titleLines(titles, width, font) {
-    const widest = Math.max(0, ...titles.map((t) => textWidth(String(t || ""), font)));
-    return Math.min(4, Math.max(1, Math.ceil((widest + 8) / Math.max(width, 1))));
+    const w = Math.max(width - 4, 1);
+    const lines = (title) => {
+      let n = 1, line = 0;
+      for (const word of String(title || "").split(/(?<= )/u)) {
+        const ww = textWidth(word, font);
+        if (line && line + ww > w) { n++; line = 0; }
+        if (ww > w) { n += Math.ceil(ww / w) - 1; line = ww % w; } else line += ww;
+      }
+      return n;
+    };
+    return Math.max(1, ...titles.map(lines));
   }
 
   A.axes = { textWidth, labelsFor, axisLabels, highlight, labelPx, titleLines, LABEL_PITCH, MIN_LABEL_PX, MIN_PHONE_PX,

@@ -31,13 +31,14 @@
     return v === null || v === undefined ? NaN : Number(v);
   }
 
-  function drawCells(canvas, head, data, cell, cmap, showValues) {
-    const nR = head.values.length, nC = nR ? head.values[0].length : 0;
+  // cell: px of a column; tall: px of a row (a presented map stretched to the screen's height), else square
+  function drawCells(canvas, head, data, cell, cmap, showValues, tall) {
+    const nR = head.values.length, nC = nR ? head.values[0].length : 0, ch = tall || cell;
     const dpr = window.devicePixelRatio || 1;
     canvas.width = Math.round(nC * cell * dpr);
-    canvas.height = Math.round(nR * cell * dpr);
+    canvas.height = Math.round(nR * ch * dpr);
     canvas.style.width = nC * cell + "px";
-    canvas.style.height = nR * cell + "px";
+    canvas.style.height = nR * ch + "px";
     const ctx = canvas.getContext("2d");
     ctx.scale(dpr, dpr);
     const s = data.scale, span = s.max - s.min || 1;
@@ -63,10 +64,10 @@
     small.height = Math.max(nR, 1);
     small.getContext("2d").putImageData(img, 0, 0);
     ctx.imageSmoothingEnabled = false;
-    ctx.drawImage(small, 0, 0, nC * cell, nR * cell);
+    ctx.drawImage(small, 0, 0, nC * cell, nR * ch);
     if (blocked) {
       ctx.beginPath();
-      for (let i = 0; i < nR; i++) for (let j = 0; j < nC; j++) if (blocked[i][j]) ctx.rect(j * cell, i * cell, cell, cell);
+      for (let i = 0; i < nR; i++) for (let j = 0; j < nC; j++) if (blocked[i][j]) ctx.rect(j * cell, i * ch, cell, ch);
       ctx.fillStyle = blockedPattern(ctx);
       ctx.fill();
     }
@@ -76,8 +77,8 @@
       ctx.beginPath();
       for (let i = 0; i < nR; i++) {
         for (let j = 0; j < nC; j++) {
-          if (j + 1 < nC && blocked[i][j] !== blocked[i][j + 1]) { ctx.moveTo((j + 1) * cell, i * cell); ctx.lineTo((j + 1) * cell, (i + 1) * cell); }
-          if (i + 1 < nR && blocked[i][j] !== blocked[i + 1][j]) { ctx.moveTo(j * cell, (i + 1) * cell); ctx.lineTo((j + 1) * cell, (i + 1) * cell); }
+          if (j + 1 < nC && blocked[i][j] !== blocked[i][j + 1]) { ctx.moveTo((j + 1) * cell, i * ch); ctx.lineTo((j + 1) * cell, (i + 1) * ch); }
+          if (i + 1 < nR && blocked[i][j] !== blocked[i + 1][j]) { ctx.moveTo(j * cell, (i + 1) * ch); ctx.lineTo((j + 1) * cell, (i + 1) * ch); }
         }
       }
       ctx.stroke();
@@ -103,7 +104,7 @@
           let t = nanRgb && Number.isNaN(cellValue(head.values[i][j])) ? "NaN" : A.num(head.values[i][j], data.digits);
           if (!lead) t = t.replace(/^(-?)0\./, "$1.");
           ctx.fillStyle = A.ink(c);
-          ctx.fillText(t, j * cell + cell / 2, i * cell + cell / 2 + 1);
+          ctx.fillText(t, j * cell + cell / 2, i * ch + ch / 2 + 1);
         }
       }
     }

@@ -265,7 +265,9 @@
     const W = root.clientWidth;
     const cols = Math.max(1, Math.min(data.columns || 1, W < 700 ? 1 : 4));
     const pw = Math.floor((W - (cols - 1) * 16) / cols);
-    const ph = Math.max(300, Math.min(A.fitHeight(data.height || 440, data), Math.round(pw * 0.62)));
+    // presented, a lesson's panel takes the screen's height (up to a square), not a page's 0.62 of its width
+    const shown = A.presenting() && data.window_reserve, aspect = shown ? 1 : 0.62;
+    const ph = Math.max(shown ? 220 : 300, Math.min(A.fitHeight(data.height || 440, data), Math.round(pw * aspect)));
     const colours = A.schemed(data.colors || A.palette, root); // 3:1 on the page, light or dark
     family = getComputedStyle(root).fontFamily || "sans-serif";
     const labels = data.labels || {};

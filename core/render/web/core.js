@@ -188,13 +188,15 @@
 
   // A lesson's view takes the window's height less what the rest of its screen needs (data.window_reserve px),
   // never less than the height it was sent with: the same step fills a 1080 p projector and fits 768 p. Presented
-  // (core/render/web/lesson.js: no header, no tabs), the rest of the screen is the lesson's bar and the view's legend.
+  // (core/render/web/lesson.js: no header, no tabs), the rest of the screen is the lesson's bar and the view's legend,
+  // and a short screen (150 % zoom: 683×512) gets a view that fits it.
   A.PRESENT_RESERVE = 240;
+  A.presenting = () => document.documentElement.classList.contains("al-present");
   A.fitHeight = function (sent, data) {
     if (!data.window_reserve) return sent;
-    const presenting = document.documentElement.classList.contains("al-present");
+    const presenting = A.presenting();
     const reserve = presenting ? Math.min(data.window_reserve, A.PRESENT_RESERVE) : data.window_reserve;
-    return Math.max(sent || 0, window.innerHeight - reserve);
+    return Math.max(presenting ? 0 : sent || 0, window.innerHeight - reserve);
   };
 
   // The views Python can send: data.kind picks one; each draws into `root` at the width it has.

@@ -20,19 +20,20 @@
   // The keyboard's cell cursor in one head: arrows move it (its row and column lit in every head, its numbers said
   // and shown), Home/End go to the row's ends, Enter or Space picks its row's token as a click does, Esc hides the
   // tooltip. The state keeps it across redraws.
-  A.keyboard = function (stage, cursor, h, head, ctx, root, data, labels, rows, cols, cell, tip) {
-    const state = ctx.state;
+  A.keyboard = function (stage, cursor, h, head, ctx, root, data, labels, rows, cols, cell, tip, tall) {
+    const state = ctx.state, ch = tall || cell; // (px of a row: a presented map may be taller than wide)
     const spoken = (i, j) => A.fill(head.blocked && head.blocked[i][j] ? labels.cell_blocked : labels.cell, {
       q: rows[i], i: i, k: cols[j], j: j, value: cellText(head, data, labels, i, j), head: head.title });
     const show = (quiet) => {
       const c = state.cursor;
-      cursor.style.top = c.i * cell + "px";
+      cursor.style.top = c.i * ch + "px";
       cursor.style.left = c.j * cell + "px";
-      cursor.style.width = cursor.style.height = cell + "px";
+      cursor.style.width = cell + "px";
+      cursor.style.height = ch + "px";
       cursor.hidden = false;
       A.axes.highlight(root, c.i, c.j);
       const b = stage.getBoundingClientRect();
-      tip.show(spoken(c.i, c.j), { clientX: b.left + (c.j + 1) * cell, clientY: b.top + (c.i + 1) * cell - 8 });
+      tip.show(spoken(c.i, c.j), { clientX: b.left + (c.j + 1) * cell, clientY: b.top + (c.i + 1) * ch - 8 });
       if (!quiet) A.say(root, spoken(c.i, c.j));
     };
     const here = () => {

@@ -14,6 +14,21 @@
   const TITLE_H = 30; // px: a head's title line
   const MIN_TALL = 12; // px: the height budget never makes cells smaller than this ...
   const MIN_TALL_LABELLED = 18; // ... or this, up to 24 tokens: a 15 px label per row and column
+  const STRETCH = 2.5; // presented: a row up to this many times its column's width (Q, K, V: 8 columns each)
+
+  // Presented (a lesson's screen alone), maps side by side are as wide as the view allows; their rows then grow
+  // into the height the screen has left (a strip of maps across it would leave half the screen empty).
+  function rowHeight(data, cell, rowsOfHeads, nRows, over) {
+    if (!A.presenting() || !data.window_reserve) return cell;
+    const room = Math.floor((A.fitHeight(data.height_budget, data) / rowsOfHeads - over) / nRows);
+    return Math.max(cell, Math.min(Math.floor(STRETCH * cell), room));
+  }
+  // A lesson's maps of a few columns under a long title ("SelfAttention_v1's output, after the copy") get wider
+  // columns, as far as the title then takes two lines and the view's width allows (room: px for one map's cells).
+  function columnWidth(data, cell, title, nCols, room) {
+    if (!data.window_reserve || A.narrow()) return cell; // (a phone: its own layout, every px of width taken)
+    return Math.max(cell, Math.min(Math.floor(STRETCH * cell), Math.floor(room / nCols), Math.ceil(title / (2 * nCols))));
+  }
 
   // How many heads side by side: the largest square cells (within the width and the height budget).
   A.gridLayout = function (W, H, nRows, nCols, labelW, xLabelH, opts) {
@@ -123,7 +138,12 @@
       sz = fitted(W - A.thumbStripWidth(heads.length) - GAP, 1, 1);
     }
     const { px, yl, xl, xLabelH, labelW, lay } = sz;
-    const cell = lay.cell, vertical = cell < xl.width;
+    const used = (focus ? W - A.thumbStripWidth(heads.length) - GAP : W) - labelW - (lay.columns - 1) * GAP - 2;
+    const widest = Math.max(0, ...order.map((h) => textWidth(String(heads[h].title || ""), `600 16px ${fam}`))) + 8;
+    const cell = columnWidth(data, lay.cell, widest, cols.length, used / lay.columns), vertical = cell < xl.width;
+    const titled = A.axes.titleLines(order.map((h) => heads[h].title), cols.length * cell, `600 16px ${fam}`);
+    const tall = rowHeight(data, lay.cell, Math.ceil(order.length / lay.columns), rows.length, // (px of a row)
+      (titled > 1 ? titled * A.axes.TITLE_LINE + 6 : TITLE_H) + xLabelH(cell) + gap);
     const cmap = A.colormap(data.scale.stops);
     const showValues = !!data.show_values;
 
@@ -155,9 +175,9 @@
       const titleH = lines > 1 ? lines * A.axes.TITLE_LINE + 6 : TITLE_H; // a long title wraps, never cut
       ybox.style.paddingTop = titleH + "px";
       const ytitle = A.el("div", "al-axis-title al-ytitle", labels.y);
-      ytitle.style.height = rows.length * cell + "px";
+      ytitle.style.height = rows.length * tall + "px";
       ytitle.style.width = yTitle + "px";
-      const ylab = axisLabels(yl.text, rows, cell, false, px, "al-y", yl.width, hit);
+      const ylab = axisLabels(yl.text, rows, tall, false, px, "al-y", yl.width, hit);
       const yinner = A.el("div", "al-yinner");
       yinner.append(ytitle, ylab);
       ybox.appendChild(yinner);
@@ -180,23 +200,23 @@
         const canvas = A.el("canvas", "al-canvas");
         canvas.setAttribute("aria-hidden", "true"); // (its numbers: the table under the head)
         stage.appendChild(canvas);
-        drawCells(canvas, head, data, cell, cmap, showValues);
+        drawCells(canvas, head, data, cell, cmap, showValues, tall);
         const cursor = A.el("div", "al-cursor");
         cursor.hidden = true;
         stage.appendChild(cursor);
-        keyboard(stage, cursor, h, head, ctx, root, data, labels, rows, cols, cell, tip);
+        keyboard(stage, cursor, h, head, ctx, root, data, labels, rows, cols, cell, tip, tall);
         for (const [cls, n] of [["al-hl-row", rows.length], ["al-hl-col", colsAreTokens ? cols.length : 0]]) {
           if (!n) continue;
           const band = A.el("div", "al-hl " + cls); // the highlight band, placed on click
-          band.dataset.cell = cell;
+          band.dataset.cell = cls === "al-hl-row" ? tall : cell;
           band.dataset.n = n;
-          band.style[cls === "al-hl-row" ? "height" : "width"] = cell + "px";
+          band.style[cls === "al-hl-row" ? "height" : "width"] = band.dataset.cell + "px";
           band.hidden = true;
           stage.appendChild(band);
         }
         canvas.addEventListener("mousemove", (ev) => {
           const b = canvas.getBoundingClientRect();
-          const j = Math.floor((ev.clientX - b.left) / cell), i = Math.floor((ev.clientY - b.top) / cell);
+          const j = Math.floor((ev.clientX - b.left) / cell), i = Math.floor((ev.clientY - b.top) / tall);
           if (i < 0 || j < 0 || i >= rows.length || j >= cols.length) return tip.hide();
           const isBlocked = head.blocked && head.blocked[i][j];
           const template = isBlocked ? labels.hover_blocked : labels.hover;
@@ -209,7 +229,7 @@
         canvas.addEventListener("mouseleave", () => tip.hide());
         canvas.addEventListener("click", (ev) => {
           const b = canvas.getBoundingClientRect();
-          const i = Math.floor((ev.clientY - b.top) / cell);
+          const i = Math.floor((ev.clientY - b.top) / tall);
           state.highlight = state.highlight === i ? null : i;
           highlight(root, state.highlight);
         });
@@ -231,7 +251,7 @@
         A.views.heatmaps(root, data, ctx);
         const again = root.querySelector(`.al-thumb[data-thumb="${h}"]`);
         if (again) again.focus(); // (a keyboard stays on the thumbnail it pressed)
-      }, titleH + rows.length * cell + xLabelH(cell))); // (no taller than the focused head)
+      }, titleH + rows.length * tall + xLabelH(cell))); // (no taller than the focused head)
       grid.appendChild(line);
       if (xTitleRow) { // heads narrower than "key (attended to)": one title under the row, not one cut per head
         const t = A.el("div", "al-axis-title al-xtitle al-xtitle-row", labels.x);
