@@ -6,9 +6,11 @@ from __future__ import annotations
 
 import json
 
+import numpy as np
 import pytest
 
 from core.lab.lesson_format import STAGES
+from core.render import matrix
 
 LESSONS = ("chapter", "v1-v2", "by-hand")
 
@@ -52,9 +54,8 @@ def tab_stamp(lab, view: str, st: dict) -> str | None:
     if view in ("heatmaps", "mask"):
         v = views.attention(lab, *attention_args(st))
         return (v.heatmaps if view == "heatmaps" else v.mask)["stamp"]
-    if view == "stage" and st["stage"] not in ("Q", "K", "V"):
-        v = views.step(lab, *attention_args(st), st["head"])
-        return views.padded(v.stages, len(STAGES))[STAGES.index(st["stage"])][1]["stamp"]
+    if view == "stage" and st["stage"] not in ("Q", "K", "V", "context"):  # (Q, K, V and the context: a step's
+        return lab_stage(lab, st)["stamp"]  # composite, compared by its numbers below)
     if view in ("causality", "dependency"):  # (the tab's own call: no seed, its default)
         v = views.causality(lab, st["sentence"], st["position"], st["replacement"], st["causal"], st["variant"])
         return (v.bars if view == "causality" else v.dependency)["stamp"]
@@ -66,6 +67,14 @@ def tab_stamp(lab, view: str, st: dict) -> str | None:
     if view == "interventions":
         return chapter.interventions(st["sentence"], st["mode"]).chart["stamp"]
     return None
+
+
+def lab_stage(lab, st: dict) -> dict:
+    """The Step through tab's map of the handed stage."""
+    from core.serve import views
+
+    v = views.step(lab, *attention_args(st), st["head"])
+    return views.padded(v.stages, len(STAGES))[STAGES.index(st["stage"])][1]
 
 
 def test_every_built_in_step_hands_its_lab_tab_the_state_its_view_used(shelf, lab):
@@ -101,8 +110,12 @@ def test_the_lab_tab_draws_the_numbers_the_step_drew(shelf, lab):
         if theirs is not None:
             assert theirs == seen.view["stamp"], (name, k, step.view)
             compared.add(step.view)
-    assert compared == {"heatmaps", "mask", "stage", "causality", "dependency", "three-ways", "sqrt-d", "failure",
-                        "interventions"}
+        elif step.view == "stage" and seen.lab["stage"] == "context":  # V beside the context: the context is the tab's
+            ours = matrix.unpacked(seen.view["heads"][-1]["values"])
+            assert np.allclose(ours, matrix.unpacked(lab_stage(lab, seen.lab)["heads"][0]["values"]), atol=1e-6)
+            compared.add("context")
+    assert compared == {"heatmaps", "mask", "stage", "context", "causality", "dependency", "three-ways", "sqrt-d",
+                        "failure", "interventions"}
 
 
 def test_the_transfer_tab_copies_as_the_step_copied(shelf, lab):
