@@ -10,30 +10,11 @@ import pytest
 
 from core.lab import lesson_format as fmt
 from core.lab import lesson_shelf
+from tests import lesson_fixtures
 
+registry, shelf, lab = lesson_fixtures.registry, lesson_fixtures.shelf, lesson_fixtures.lab  # (module-scoped)
 LESSONS = ("chapter", "v1-v2", "by-hand")
 NO_NUMBER = ("real-chapter",)  # its text states no number: where 它 looks and which head is zeroed, the check says
-
-
-@pytest.fixture(scope="module")
-def registry():
-    from core.registry import load_registry
-
-    return load_registry(entry_points=False)
-
-
-@pytest.fixture(scope="module")
-def shelf(registry):
-    from core.serve import lessons
-
-    return lessons.load(registry)
-
-
-@pytest.fixture(scope="module")
-def lab(registry):
-    from core.serve.plugins import AppLab
-
-    return AppLab(registry)
 
 
 def failures(lab, lesson) -> list[str]:
@@ -192,6 +173,7 @@ def test_the_output_step_draws_the_values_beside_their_averages(shelf, lab):
     assert [o.held for o in lessons.shown(lab, step).outcomes] == [True, True]
 
 
+@pytest.mark.floats
 def test_the_sink_step_is_unmeasured_without_a_real_model_and_measured_with_one(shelf, lab, tmp_path, monkeypatch):
     from core.render.matrix import unpacked
     from core.serve import lessons

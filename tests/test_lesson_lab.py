@@ -11,29 +11,10 @@ import pytest
 
 from core.lab.lesson_format import STAGES
 from core.render import matrix
+from tests import lesson_fixtures
 
+registry, shelf, lab = lesson_fixtures.registry, lesson_fixtures.shelf, lesson_fixtures.lab  # (module-scoped)
 LESSONS = ("chapter", "v1-v2", "by-hand")
-
-
-@pytest.fixture(scope="module")
-def registry():
-    from core.registry import load_registry
-
-    return load_registry(entry_points=False)
-
-
-@pytest.fixture(scope="module")
-def shelf(registry):
-    from core.serve import lessons
-
-    return lessons.load(registry)
-
-
-@pytest.fixture(scope="module")
-def lab(registry):
-    from core.serve.plugins import AppLab
-
-    return AppLab(registry)
 
 
 def steps(shelf, language="en"):
@@ -100,6 +81,7 @@ def test_the_chapters_causality_step_opens_on_its_own_edit(shelf, lab):
     assert (handed["position"], handed["replacement"]) == (5, "风险")
 
 
+@pytest.mark.floats
 def test_the_lab_tab_draws_the_numbers_the_step_drew(shelf, lab):
     from core.serve import lessons
 

@@ -133,8 +133,8 @@
 
   // A step's check too long for the screen beside its view (its expectations measured under it; presenting, the
   // words' column is a third of the screen): a size smaller, down to 16 px, rather than push itself or the step's
-  // controls under it past the screen's foot. Each new check starts at the full size. Not on a phone: its step
-  // scrolls, Next stays in reach.
+  // controls under it past the screen's foot; still too long, the step's text a size smaller too. Each new check starts
+  // at the full size. Not on a phone: its step scrolls, Next stays in reach.
   const FIT = ["", "18", "16"];
   let fitting = 0;
   const foot = (words) => Math.max(0, ...[...words.children].filter((e) => e.offsetParent)
@@ -143,9 +143,10 @@
     fitting = 0;
     const c = document.getElementById("lesson-check"), words = document.getElementById("lesson-words");
     if (!c || !words) return;
-    c.dataset.fit = "";
+    c.dataset.fit = words.dataset.fit = "";
     if (!c.offsetParent || innerWidth <= 820) return;
     for (let i = 1; i < FIT.length && foot(words) > innerHeight; i++) c.dataset.fit = FIT[i];
+    for (const px of ["18", "17"]) if (foot(words) > innerHeight) words.dataset.fit = px; // then the step's text
   }
   L.fitCheck = () => { if (!fitting) fitting = requestAnimationFrame(fitCheck); };
   new MutationObserver((records) => {
