@@ -7,6 +7,7 @@ import re
 
 import pytest
 
+from tests import lesson_fixtures
 from tests.conftest import ARGS, CHROMIUM
 from tests.pages import TIMEOUT
 
@@ -59,18 +60,7 @@ def registry(demo):
     return load_registry()  # the variants the app's own registry has (built the same way)
 
 
-@pytest.fixture(scope="module")
-def shelf(registry):
-    from core.serve import lessons
-
-    return lessons.load(registry)
-
-
-@pytest.fixture(scope="module")
-def lab(registry):
-    from core.serve.plugins import AppLab
-
-    return AppLab(registry)
+shelf, lab = lesson_fixtures.shelf, lesson_fixtures.lab  # (over this module's registry: the app's own)
 
 
 @pytest.fixture(scope="module")
