@@ -102,6 +102,7 @@ def test_a_notebooks_views_name_each_head_and_hold_its_numbers(browser):
     assert names == ["head 0: weight (each row sums to 1), 3 rows by 3 columns",
                      "head 1: weight (each row sums to 1), 3 rows by 3 columns"]
     page.locator(".al-numbers summary").first.click()
+    page.wait_for_selector(".al-numbers table")  # (built when first opened: a busy machine builds it a moment later)
     cells = page.evaluate("() => [...document.querySelector('.al-numbers table').rows].map((r) => [...r.cells].map((c) => c.textContent))")
     assert cells[0][1:] == ["0 它", "1 违约金", "2 风险"] and cells[2][1:] == ["0.50", "0.50", "blocked"]
     page.close()
