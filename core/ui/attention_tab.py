@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import itertools
 import json
 
 import gradio as gr
@@ -144,9 +145,10 @@ def build(ctx) -> None:
         return gr.skip(), gr.skip()
 
     def draw(*values):
-        """The page's own call: the same view, one round trip, a mistake as a sentence (user_errors(unqueued=))."""
+        """The page's own call: the same view, one round trip, a mistake as a sentence (user_errors(unqueued=)); the
+        view says what it was asked for (DRAWN_JS asks again when the controls moved on while it was on its way)."""
         v = attention_view(*values)
-        return v.heatmaps, v.mask
+        return {**v.heatmaps, "asked": asked(values), "answer": next(ANSWERS)}, v.mask
 
     def with_options(data: dict):
         """A variant picked or one of its controls moved: its options from its own controls, and its view."""
@@ -189,7 +191,7 @@ def build(ctx) -> None:
     api_panel.expand(None, None, api_shown, js="() => 'open ' + Date.now()")
     api_panel.collapse(None, None, api_shown, js="() => 'closed'")
     for event in drawn:
-        event.then(None, [api_shown, heatmaps, causal, scaled], [api_shown, redraw], js=DRAWN_JS, queue=False,
+        event.then(None, [api_shown, heatmaps, *inputs], [api_shown, redraw], js=DRAWN_JS, queue=False,
                    show_progress="hidden")
     api_shown.change(user_errors(api_panel_filled, unqueued=2), [api_shown, *inputs], [note, payload, problem], **fast)
 
@@ -212,6 +214,16 @@ def build(ctx) -> None:
     ctx.shared["attention_inputs"] = inputs
     ctx.shared["attention_weights"] = (weights, trained.sentence)  # the Lesson tab's "open in the lab" sets them
     ctx.warm.append(trained.warm)  # the tiny model and its head roles
+
+
+ANSWERS = itertools.count()  # each answer's number: a late stale one is asked again, a refused one (no answer) not
+
+
+def asked(values) -> list:
+    """The settings a view was drawn for, as the page holds them (sentence, variant, heads, d_model, seed, options;
+    the two toggles are `toggles`): several controls set at once each start a draw with the values set so far."""
+    sentence, variant, _causal, _scaled, *rest = values
+    return [sentence, variant, *rest]
 
 
 def _switch_js(registry, names: list[str]) -> str:
@@ -273,13 +285,18 @@ TOGGLE_JS = """(data, shown) => {
   return [undefined, typeof shown === "string" && shown.startsWith("open") ? "open " + Date.now() : undefined];
 }"""
 
-# After a view is drawn: the API panel follows it while open; a server-drawn view for toggles the checkboxes no
-# longer show (one moved while it was on its way: TOGGLE_JS saw the view before) is asked for again, once.
-DRAWN_JS = """(shown, data, causal, scaled) => {
+# After a view is drawn: the API panel follows it while open; a server-drawn view for settings the controls no
+# longer hold is asked for again, once per view: toggles moved while it was on its way (TOGGLE_JS saw the view
+# before), or several controls set at once (a link, "Open in the lab"): Gradio starts each one's change event with
+# the values set so far, and their answers arrive in any order.
+DRAWN_JS = """(shown, data, sentence, variant, causal, scaled, ...rest) => {
   const open = typeof shown === "string" && shown.startsWith("open") ? "open " + Date.now() : undefined;
   const now = `${causal ? 1 : 0}${scaled ? 1 : 0}`;
-  const stale = !!(data && !data.softmax && data.toggles && data.toggles !== now && window.AttnLabRedrawn !== data.stamp);
-  if (stale) window.AttnLabRedrawn = data.stamp;  // once per view: a setting the server refuses cannot loop
+  const moved = !!(data && data.asked && JSON.stringify(data.asked) !== JSON.stringify([sentence, variant, ...rest]));
+  const toggled = !!(data && !data.softmax && data.toggles && data.toggles !== now);
+  const seen = (window.AttnLabAnswers = window.AttnLabAnswers || new Set());
+  const stale = (moved || toggled) && !seen.has(data.answer ?? data.stamp);
+  if (stale) seen.add(data.answer ?? data.stamp);  // once per answer: a setting the server refuses cannot loop
   return [open, stale ? "draw " + Date.now() : undefined];
 }"""
 
