@@ -44,7 +44,7 @@ def test_a_mistake_in_an_unqueued_view_is_said_in_its_problem_box(demo):
     """An event that skips the queue cannot show a toast: its last output (the tab's problem box) gets the sentence
     and the views keep their last drawing."""
     page = [fn for fn in demo.fns.values() if fn.queue is False and fn.fn is not None
-            and module_of(fn).endswith("causality_tab") and fn.name == "causality"]
+            and module_of(fn).endswith("causality_tab") and fn.name == "draw"]
     assert page and page[0].outputs[-1].elem_id == "causality-problem"
     *kept, said = page[0].fn("   ", 3, "dog", True, "multi-head")
     assert len(kept) == 4 and all(k == gr.skip() for k in kept)  # the bars, map, summary and JSON stay as drawn

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import itertools
 import json
 
 import gradio as gr
@@ -12,7 +11,7 @@ from core.i18n import current, languages, lookup, mark, speaking, t
 from core.lab.text import EXAMPLES
 from core.serve import views
 
-from . import endpoints, lab_link, trained_panel
+from . import endpoints, lab_link, stale, trained_panel
 from .common import (
     CPU_GROUP,
     CPU_LIMIT,
@@ -148,7 +147,7 @@ def build(ctx) -> None:
         """The page's own call: the same view, one round trip, a mistake as a sentence (user_errors(unqueued=)); the
         view says what it was asked for (DRAWN_JS asks again when the controls moved on while it was on its way)."""
         v = attention_view(*values)
-        return {**v.heatmaps, "asked": asked(values), "answer": next(ANSWERS)}, v.mask
+        return stale.marked(v.heatmaps, asked(values)), v.mask
 
     def with_options(data: dict):
         """A variant picked or one of its controls moved: its options from its own controls, and its view."""
@@ -214,9 +213,6 @@ def build(ctx) -> None:
     ctx.shared["attention_inputs"] = inputs
     ctx.shared["attention_weights"] = (weights, trained.sentence)  # the Lesson tab's "open in the lab" sets them
     ctx.warm.append(trained.warm)  # the tiny model and its head roles
-
-
-ANSWERS = itertools.count()  # each answer's number: a late stale one is asked again, a refused one (no answer) not
 
 
 def asked(values) -> list:
@@ -292,13 +288,10 @@ TOGGLE_JS = """(data, shown) => {
 DRAWN_JS = """(shown, data, sentence, variant, causal, scaled, ...rest) => {
   const open = typeof shown === "string" && shown.startsWith("open") ? "open " + Date.now() : undefined;
   const now = `${causal ? 1 : 0}${scaled ? 1 : 0}`;
-  const moved = !!(data && data.asked && JSON.stringify(data.asked) !== JSON.stringify([sentence, variant, ...rest]));
   const toggled = !!(data && !data.softmax && data.toggles && data.toggles !== now);
-  const seen = (window.AttnLabAnswers = window.AttnLabAnswers || new Set());
-  const stale = (moved || toggled) && !seen.has(data.answer ?? data.stamp);
-  if (stale) seen.add(data.answer ?? data.stamp);  // once per answer: a setting the server refuses cannot loop
+  const stale = STALE(toggled ? {...data, asked: []} : data, [sentence, variant, ...rest]);
   return [open, stale ? "draw " + Date.now() : undefined];
-}"""
+}""".replace("STALE", stale.STALE)
 
 
 def _about(registry, name: str) -> str:

@@ -7,7 +7,7 @@ import gradio as gr
 from core.i18n import mark
 from core.serve import views
 
-from . import endpoints, lab_open
+from . import endpoints, lab_open, stale
 from .attention_tab import variant_choices
 from .common import CPU_GROUP, CPU_LIMIT, api_accordion, export_button, never_raises, problem_box, user_errors, view
 from .i18n import static
@@ -60,15 +60,23 @@ def build(ctx) -> None:
     # inputs in every later event's walk, docs/app.md); core.serve.slots bounds their CPU; a mistake is said
     # in the problem box.
     fast = dict(queue=False, api_visibility="private", trigger_mode="always_last", show_progress="hidden")
-    drawn = user_errors(causality, unqueued=len(outputs))
-    gr.on([position.input, replacement.change, causal.change, variant.change], drawn, inputs, [*outputs, problem],
-          **fast)
-    gr.on([sentence.change], positions, [sentence, position], position, **fast).then(
-        drawn, inputs, [*outputs, problem], **fast)
+    def draw(*values):
+        """The page's call: the view, its bars marked with what they were drawn for (core.ui.stale)."""
+        v = views.causality(ctx.lab, *values)
+        return stale.marked(v.bars, values), v.dependency, v.summary, v.payload
+
+    drawn = user_errors(draw, unqueued=len(outputs))
+    redraw = gr.Textbox("", visible=False)  # "draw <time>": the bars came back for values the controls no longer hold
+    events = [gr.on([position.input, replacement.change, causal.change, variant.change, redraw.change], drawn, inputs,
+                    [*outputs, problem], **fast)]
+    events.append(gr.on([sentence.change], positions, [sentence, position], position, **fast).then(
+        drawn, inputs, [*outputs, problem], **fast))
     # the Attention tab's sentence, when it has changed since this tab last took it (an edit here stays)
     attention_sentence = ctx.shared["attention_inputs"][0]
-    ctx.tab.select(None, [attention_sentence, sentence], sentence, js=FOLLOW_JS, queue=False).then(
-        positions, [sentence, position], position, **fast).then(drawn, inputs, [*outputs, problem], **fast)
+    events.append(ctx.tab.select(None, [attention_sentence, sentence], sentence, js=FOLLOW_JS, queue=False).then(
+        positions, [sentence, position], position, **fast).then(drawn, inputs, [*outputs, problem], **fast))
+    for event in events:  # several controls set at once (Open in the lab): the last answer may be for half of them
+        event.then(None, [bars, *inputs], redraw, js=stale.js(), queue=False, show_progress="hidden")
 
 
 FOLLOW_JS = """(theirs, mine) => {
