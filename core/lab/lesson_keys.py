@@ -106,8 +106,8 @@ VIEWS: dict[str, View] = {
                        ("sentence", "variant", "causal", "seed", "position", "replacement"), ("causal", "sentence")),
     "three-ways": View("masking three ways: -inf before softmax, zero then renormalise, zero only",
                        ("sentence", "seed"), ("sentence",)),
-    "sqrt-d": View("why divide by √d: the largest weight (panel 0) or a row's entropy (1) against the width d",
-                   ("panel",), panels=2),
+    "sqrt-d": View("why divide by √d: the largest weight (panel 0) or a row's entropy (1) against the width d, beside "
+                   "the scores' standard deviation (2; alone when it is the panel named)", ("panel",), panels=3),
     "transfer": View("copy SelfAttention_v2's weights into _v1 and compare the outputs", ("seed", "mistake"),
                      ("mistake",)),
     "failure": View("a spot-the-bug card: the wrong line's weights beside the fix's", ("card",)),
