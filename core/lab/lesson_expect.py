@@ -36,6 +36,7 @@ MEASURES: dict[str, tuple[tuple[str, ...], str]] = {
     "rows": (MATRICES, mark("rows drawn")),
     "columns": (MATRICES, mark("columns drawn")),
     "ratio": (MATRICES, mark("the second map over the first, cell by cell where neither is 0")),
+    "count ratio": (("heatmaps",), mark("the second count over the first")),
     "outside": (MATRICES, mark("how far the last map goes past its column's range in the map before it")),
     "last": (CHARTS, mark("the last point")),
     "growth": (CHARTS, mark("the last point over the one before")),

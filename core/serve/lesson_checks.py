@@ -103,6 +103,9 @@ def measure(e: Expect, view: dict[str, Any]) -> tuple[float, ...]:
     """The values of e's measure in the drawn view: every one must satisfy the comparison (() when there is none)."""
     if view.get("kind") == "chart":
         return _chart_values(e, view)
+    if e.measure == "count ratio":  # the two numbers written above the maps (core.serve.lesson_views.counts)
+        values = [float(item["value"]) for item in (view.get("counts") or {}).get("items", ())]
+        return (values[1] / values[0],) if len(values) == 2 and values[0] else ()
     maps = _maps(view)
     if e.measure == "heads":
         return (float(len(maps)),)

@@ -221,6 +221,8 @@ def _show(lab: Any, view: str, frozen: str, language: str) -> Shown:
                 raise ConfigError(t(MESSAGES["key"], row=key, last=T - 1))
             check = weight_line(v.heatmaps["rows"][row], v.heatmaps["rows"][key], w[key]) + "  \n" + check
         lit = {"highlight": row, "highlight_key": key} if row is not None else {}  # the cell the check reads
+        if st.get("count"):  # two numbers counted on real layers, written above the maps (`count ratio` reads them)
+            lit["counts"] = lesson_views.counts(lab, (*args, st["count"]))
         return Shown(_fit(v.heatmaps, **lit), check, _lab(st))
     if view == "stage":
         v = views.step(lab, *args, st["head"])
