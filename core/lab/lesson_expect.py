@@ -135,9 +135,13 @@ def parse(text: str, view: str, line: int = 0) -> Expect:
         what, tokens = "weight", (w["q"], w["k"])
     if what.startswith("at ") or what == "at":  # a chart's point: at X on its x axis
         a = AT.match(what)
-        if not a:
+        try:
+            x = _number(a["x"]) if a else math.inf
+        except Mistake:
+            x = math.inf
+        if not math.isfinite(x):
             raise Mistake(MESSAGES["at"])
-        what, tokens = "at", (written(_number(a["x"])),)
+        what, tokens = "at", (written(x),)
     if what not in MEASURES:
         raise Mistake(MESSAGES["measure"], measure=excerpt(what), measures=", ".join(MEASURES))
     views = MEASURES[what][0]
