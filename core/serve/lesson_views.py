@@ -31,12 +31,12 @@ MESSAGES = {
     "qkv": mark("Q = x W_Q, K = x W_K, V = x W_V: one row per token, {dims} dimensions each (head {head})"),
     "token": mark("token"),
     "dimension": mark("dimension"),
-    "parameters": mark("Parameters, counted on the layers:"),
-    "parameters_one": mark("one head of width {width}: {value}"),
-    "parameters_this": mark("{heads} heads of width {width} (these): {value}"),
-    "cache": mark("KV cache per token, counted on the layers' K and V:"),
-    "cache_one": mark("a K/V head per query head ({heads}): {value} numbers"),
-    "cache_this": mark("{kv} K/V heads shared by {heads} query heads (these): {value} numbers"),
+    "parameters": mark("Parameters:"),
+    "parameters_one": mark("1 head × {width}: {value}"),
+    "parameters_this": mark("{heads} heads × {width}: {value}"),
+    "cache": mark("KV cache per token:"),
+    "cache_one": mark("{heads} K/V heads: {value}"),
+    "cache_this": mark("{kv} K/V heads: {value}"),
 }
 
 
@@ -145,6 +145,6 @@ def counts(lab: Any, args: tuple) -> dict[str, Any]:
         plain = lab.run(make_request(sentence, "multi-head", causal, scaled, heads, d, seed, "{}"))
         found = [layer_counts.cached_per_token(r.trace) for r in (plain, run)]
         texts = [t(MESSAGES["cache_one"], heads=heads, value="{value}"),
-                 t(MESSAGES["cache_this"], kv=run.trace.k.shape[1], heads=heads, value="{value}")]
+                 t(MESSAGES["cache_this"], kv=run.trace.k.shape[1], value="{value}")]
         title = t(MESSAGES["cache"])
     return {"title": title, "items": [{"text": text, "value": int(v)} for text, v in zip(texts, found) if v is not None]}

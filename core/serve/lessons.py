@@ -173,7 +173,9 @@ def _sqrt_d(data: dict[str, Any], panel: int) -> dict[str, Any]:
     fitted = _fit(data, panel=panel)
     if panel == lab_charts.SPREAD:
         return fitted
-    return {**fitted, "panels": [*fitted["panels"], data["panels"][lab_charts.SPREAD]], "columns": 2}
+    panels = [{**p, "x": {**p["x"], "ticks": p["x"]["ticks"][::2]}}  # (two narrow panels: every other width named)
+              for p in (*fitted["panels"], data["panels"][lab_charts.SPREAD])]
+    return {**fitted, "panels": panels, "columns": 2}
 
 
 def on_paper(view: dict[str, Any] | None) -> dict[str, Any] | None:

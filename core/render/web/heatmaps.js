@@ -87,8 +87,8 @@
     const W = root.clientWidth;
     if (data.counts && data.counts.items && data.height_budget) { // the counts' line above the maps: out of their height
       const said = [data.counts.title, ...data.counts.items.map((it) => A.fill(it.text, { value: it.value }))];
-      const wide = said.reduce((sum, text) => sum + textWidth(String(text || ""), `17px ${fam}`) + 18, 0);
-      const countsH = 26 * Math.max(1, Math.ceil(wide / Math.max(1, W))) + 10; // (its lines, and its margins)
+      const wide = said.reduce((sum, text) => sum + textWidth(String(text || ""), `15px ${fam}`) + 14, 0);
+      const countsH = 22 * Math.max(1, Math.ceil(wide / Math.max(1, W))) + 4; // (its lines, and its margin)
       data = Object.assign({}, data, { height_budget: Math.max(0, data.height_budget - countsH),
         window_reserve: data.window_reserve ? data.window_reserve + countsH : data.window_reserve });
     }
