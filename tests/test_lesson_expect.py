@@ -206,3 +206,32 @@ def test_ratio_reads_the_second_map_over_the_first_where_neither_is_zero():
     view = heatmaps(["a", "b"], [before, after], ["eval", "train"], scale=value_scale(after))
     assert measure(parse_expect("ratio == 2", "dropout"), view) == pytest.approx((2.0, 2.0))
     assert measure(parse_expect("rows == 2", "dropout"), view) == (2.0, 2.0)
+
+
+def test_a_point_and_a_count_ratio_are_read_and_refused_where_nothing_draws_them():
+    from core.lab.lesson_errors import Mistake
+
+    point = parse_expect("at 64 in line 2 >= 7.5", "sqrt-d")
+    assert (point.measure, point.tokens, point.head, point.part, point.op, point.value) == (
+        "at", ("64",), 2, "line", ">=", 7.5)
+    assert point.what() == "the point at x = 64 (line 2)"
+    assert parse_expect("count ratio == 0.5", "heatmaps").measure == "count ratio"
+    for line, view, words in (("at sixty-four > 1", "sqrt-d", "a point reads 'at X'"),
+                              ("at 64 > 1", "heatmaps", "view heatmaps cannot measure 'at'"),
+                              ("count ratio == 1", "stage", "view stage cannot measure 'count ratio'")):
+        with pytest.raises(Mistake) as caught:
+            parse_expect(line, view)
+        assert words in str(caught.value), str(caught.value)
+
+
+def test_a_point_reads_each_lines_value_at_x_and_a_count_ratio_the_drawn_counts():
+    from core.serve.lesson_checks import measure
+
+    chart = {"kind": "chart", "panels": [{"series": [{"name": "a", "x": [32.0, 64.0], "y": [5.0, 8.0]},
+                                                     {"name": "b", "x": [32.0], "y": [1.0]}]}]}
+    assert measure(parse_expect("at 64 > 0", "sqrt-d"), chart) == (8.0,)  # (b does not reach 64: no value)
+    assert measure(parse_expect("at 64 in line 1 > 0", "sqrt-d"), chart) == ()
+    counts = {"kind": "heatmaps", "heads": [], "counts": {"items": [{"text": "{value}", "value": 32},
+                                                                    {"text": "{value}", "value": 16}]}}
+    assert measure(parse_expect("count ratio == 0.5", "heatmaps"), counts) == (0.5,)
+    assert measure(parse_expect("count ratio == 0.5", "heatmaps"), {"kind": "heatmaps", "heads": []}) == ()

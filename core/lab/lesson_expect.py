@@ -23,7 +23,7 @@ MATRICES = ("heatmaps", "mask", "stage", "trained", "dependency", "three-ways", 
 CHARTS = ("sqrt-d", "causality", "interventions", "cost", "training")
 REAL = ("real-chapter", "sink")  # a layer × head map of a real model (none configured: measured when one is)
 TOKENS = ("heatmaps", "stage", "trained", "dependency", "three-ways", "failure", "dropout")  # rows and keys are tokens
-# measure -> (the views that draw its numbers, what the class reads (msgid; {q} {k} for a weight))
+# measure -> (the views that draw its numbers, what the class reads (msgid; {q} {k} for a weight, {x} for a point))
 MEASURES: dict[str, tuple[tuple[str, ...], str]] = {
     "weight": (TOKENS, mark("weight {q} → {k}")),
     "row sums": (MATRICES, mark("every row's sum")),
@@ -36,10 +36,12 @@ MEASURES: dict[str, tuple[tuple[str, ...], str]] = {
     "rows": (MATRICES, mark("rows drawn")),
     "columns": (MATRICES, mark("columns drawn")),
     "ratio": (MATRICES, mark("the second map over the first, cell by cell where neither is 0")),
+    "count ratio": (("heatmaps",), mark("the second count over the first")),
     "outside": (MATRICES, mark("how far the last map goes past its column's range in the map before it")),
     "last": (CHARTS, mark("the last point")),
     "growth": (CHARTS, mark("the last point over the one before")),
     "lit": (CHARTS, mark("the lit point")),
+    "at": (CHARTS, mark("the point at x = {x}")),
     "moved before": (("causality",), mark("every row before the edited token moved by")),
     "moved from": (("causality",), mark("every row from the edited token on moved by")),
 }
@@ -48,11 +50,13 @@ EQUAL = 1e-3  # `==` holds within this (a card's weights are drawn rounded to 4 
 LINE = re.compile(r"(?P<what>.+?)(?:\s+in\s+(?P<part>head|line)\s+(?P<n>\d{1,2}))?\s*"
                   r"(?P<op>>=|<=|==|!=|>|<)\s*(?P<value>\S+)\Z")
 WEIGHT = re.compile(r"weight\s+(?P<q>\S+)\s*->\s*(?P<k>\S+)\Z")
+AT = re.compile(r"at\s+(?P<x>\S+)\Z")
 MESSAGES = {
     "grammar": mark("an expectation reads 'MEASURE OP NUMBER', like 'weight 它 -> 违约金 >= 0.9', not {line}"),
     "number": mark("an expectation compares with a number (or -inf, inf), not {value}"),
     "measure": mark("{measure} is not a measure; the measures are {measures}"),
     "weight": mark("a weight reads 'weight QUERY -> KEY' (two tokens of the sentence, or #N for position N)"),
+    "at": mark("a point reads 'at X', X a number on the chart's x axis (at 64: where d = 64)"),
     "view": mark("view {view} cannot measure {measure}; it measures {measures}"),
     "part": mark("'in {part} N' is not for view {view}: use 'in head N' for a map, 'in line N' for a chart"),
     "held": mark("{what} {op} {value}: measured {measured} ✓"),
@@ -93,8 +97,11 @@ class Expect:
     def what(self, part: str = "") -> str:
         """The measure as the class reads it, in the current language (part: the name of the map or line it reads,
         as the view titles it)."""
-        said = t(MEASURES[self.measure][1], q=self.tokens[0], k=self.tokens[1]) if self.tokens else t(
-            MEASURES[self.measure][1])
+        if self.measure == "at":
+            said = t(MEASURES["at"][1], x=self.tokens[0])
+        else:
+            said = t(MEASURES[self.measure][1], q=self.tokens[0], k=self.tokens[1]) if self.tokens else t(
+                MEASURES[self.measure][1])
         if part and self.measure != "weight":  # (a map's or a line's title, or the lit point's name)
             return t(MESSAGES["named"], what=said, part=part)
         if self.head is not None and self.measure != "weight":
@@ -126,6 +133,15 @@ def parse(text: str, view: str, line: int = 0) -> Expect:
         if not w:
             raise Mistake(MESSAGES["weight"])
         what, tokens = "weight", (w["q"], w["k"])
+    if what.startswith("at ") or what == "at":  # a chart's point: at X on its x axis
+        a = AT.match(what)
+        try:
+            x = _number(a["x"]) if a else math.inf
+        except Mistake:
+            x = math.inf
+        if not math.isfinite(x):
+            raise Mistake(MESSAGES["at"])
+        what, tokens = "at", (written(x),)
     if what not in MEASURES:
         raise Mistake(MESSAGES["measure"], measure=excerpt(what), measures=", ".join(MEASURES))
     views = MEASURES[what][0]

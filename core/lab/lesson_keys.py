@@ -17,6 +17,7 @@ CARDS = ("softmax-dim", "zero-fill", "mask-dtype", "mask-device", "padding-nan")
 MISTAKES = ("none", "no-transpose", "swap-query-key")  # = core.transfer.MISTAKES
 MODES = ("zero", "uniform")  # = core.lab.ablate.MODES
 D_MODELS = (4, 8, 16, 32, 64)
+COUNTS = ("parameters", "kv-cache")  # = core.serve.lesson_views.COUNTS
 EXPERIMENTS = ("mask", "scale")  # = core.serve.lesson_training.PARAMS
 DROPOUT = (0.1, 0.2, 0.3, 0.5)  # a lesson's dropout rates (0.5: the classic chapter's example)
 PANELS = 4  # the most panels of any chart a step shows (training's scale run: weight, entropy, gradient, loss)
@@ -59,6 +60,9 @@ KEYS: dict[str, Key] = {
     "panel": Key("int", "which panel of a chart is shown (0 = the first; past the chart's last: one sentence)",
                  0, PANELS - 1),
     "controls": Key("list", "the controls the step offers (at most three), from the view's controls"),
+    "count": Key("choice", "two numbers counted on real layers, written above the maps: the parameters against one "
+                 "head as wide (parameters), or the KV cache per token against a K/V head per query head (kv-cache)",
+                 choices=COUNTS),
     "model": Key("text", "a model the app offers, by its name in the Real model tab (default: its first real model)"),
 }
 
@@ -91,8 +95,8 @@ class View:
 
 
 VIEWS: dict[str, View] = {
-    "heatmaps": View("every head's attention weights (the Attention tab), a row lit; the check reads row → key",
-                     (*RANDOM, "row", "key"),
+    "heatmaps": View("every head's attention weights (the Attention tab), a row lit; the check reads row → key; "
+                     "count: two numbers counted on real layers above the maps", (*RANDOM, "row", "key", "count"),
                      ("causal", "scaled", "sentence")),
     "mask": View("the mask pattern alone: which key each query may see", ("sentence", "variant", "causal", "options"),
                  ("causal",)),
@@ -106,8 +110,8 @@ VIEWS: dict[str, View] = {
                        ("sentence", "variant", "causal", "seed", "position", "replacement"), ("causal", "sentence")),
     "three-ways": View("masking three ways: -inf before softmax, zero then renormalise, zero only",
                        ("sentence", "seed"), ("sentence",)),
-    "sqrt-d": View("why divide by √d: the largest weight (panel 0) or a row's entropy (1) against the width d",
-                   ("panel",), panels=2),
+    "sqrt-d": View("why divide by √d: the largest weight (panel 0) or a row's entropy (1) against the width d, beside "
+                   "the scores' standard deviation (2; alone when it is the panel named)", ("panel",), panels=3),
     "transfer": View("copy SelfAttention_v2's weights into _v1 and compare the outputs", ("seed", "mistake"),
                      ("mistake",)),
     "failure": View("a spot-the-bug card: the wrong line's weights beside the fix's", ("card",)),

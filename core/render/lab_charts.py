@@ -30,7 +30,13 @@ SQRT_D = {
     "unscaled": mark("unscaled: q·k"),
     "scaled": mark("scaled: q·k / √d"),
     "uniform": mark("uniform row"),
+    "spread": mark("Spread of the scores: standard deviation"),
+    "spread_y": mark("standard deviation of the scores"),
+    "spread_unscaled": mark("unscaled: std of q·k"),
+    "spread_scaled": mark("scaled: std of q·k / √d"),
+    "root": mark("√d"),
 }
+SPREAD = 2  # the panel of the scores' spread (a lesson's sqrt-d step draws it beside the panel it names)
 
 
 def causality_bars(values: Sequence[float], tokens: Sequence[str], position: int, replacement: str,
@@ -54,9 +60,14 @@ def sqrt_d_chart(exp: SqrtD) -> dict:
         title = t(SQRT_D[key], uniform=format(exp.uniform_entropy, ".2f"))
         y = axis(said[key + "_y"], min=0, max=1.02) if key == "max_weight" else axis(said[key + "_y"], min=0)
         panels.append(panel(title, axis(said["x"], log=2, ticks=list(exp.dims)), y, lines, hlines))
-    legend = charts.legend_of(panels[0]["series"]) + [{"text": said["uniform"], "swatch": "#555555", "dash": True,
-                                                       "line": True}]
-    return charts.chart(panels, legend=legend, columns=2, height=400)
+    spread = [series(said["spread_" + name], exp.dims, exp.score_std[name], c, markers=True)  # the real q·k's std
+              for name, c in (("unscaled", 1), ("scaled", 0))]
+    spread.append(series(said["root"], exp.dims, [d ** 0.5 for d in exp.dims], 2, dash=True))  # what theory says
+    panels.append(panel(said["spread"], axis(said["x"], log=2, ticks=list(exp.dims)), axis(said["spread_y"], min=0),
+                        spread))
+    legend = charts.legend_of([*panels[0]["series"], spread[-1]]) + [
+        {"text": said["uniform"], "swatch": "#555555", "dash": True, "line": True}]
+    return charts.chart(panels, legend=legend, columns=3, height=400)
 
 
 MODEL = {

@@ -84,6 +84,10 @@ def _chart_values(e: Expect, view: dict[str, Any]) -> tuple[float, ...]:
         at = view["panels"][0].get("highlight") if view.get("panels") else None
         ys = [s["y"][at] for s in lines if at is not None and at < len(s.get("y", ()))]
         return tuple(math.nan if v is None else float(v) for v in ys)
+    if e.measure == "at":  # each line's value where x is X (a line that does not reach X gives none)
+        x = float(e.tokens[0])
+        ys = [y for s in lines for sx, y in zip(s.get("x", ()), s.get("y", ())) if math.isclose(float(sx), x)]
+        return tuple(math.nan if v is None else float(v) for v in ys)
     if e.measure in ("last", "growth"):  # each line's last point (where a run ended), or its ratio to the one before
         ends = [[float(v) for v in s.get("y", ()) if v is not None and math.isfinite(v)][-2:] for s in lines]
         if e.measure == "last":
@@ -99,6 +103,9 @@ def measure(e: Expect, view: dict[str, Any]) -> tuple[float, ...]:
     """The values of e's measure in the drawn view: every one must satisfy the comparison (() when there is none)."""
     if view.get("kind") == "chart":
         return _chart_values(e, view)
+    if e.measure == "count ratio":  # the two numbers written above the maps (core.serve.lesson_views.counts)
+        values = [float(item["value"]) for item in (view.get("counts") or {}).get("items", ())]
+        return (values[1] / values[0],) if len(values) == 2 and values[0] else ()
     maps = _maps(view)
     if e.measure == "heads":
         return (float(len(maps)),)

@@ -31,6 +31,12 @@ MESSAGES = {
     "qkv": mark("Q = x W_Q, K = x W_K, V = x W_V: one row per token, {dims} dimensions each (head {head})"),
     "token": mark("token"),
     "dimension": mark("dimension"),
+    "parameters": mark("Parameters:"),
+    "parameters_one": mark("1 head × {width}: {value}"),
+    "parameters_this": mark("{heads} heads × {width}: {value}"),
+    "cache": mark("KV cache per token:"),
+    "cache_one": mark("{heads} K/V heads: {value}"),
+    "cache_this": mark("{kv} K/V heads: {value}"),
 }
 
 
@@ -116,3 +122,29 @@ def averages(stages: list[tuple[str, dict[str, Any] | None]], names: tuple[str, 
                            labels=labels, max_columns=2)
     data["boundary"] = False
     return data
+
+
+def counts(lab: Any, args: tuple) -> dict[str, Any]:
+    """Two numbers stated beside the maps, each counted on a real layer (core.lab.layer_counts): the reference first
+    (one head as wide as the model; a K/V head per query head, plain multi-head), then the step's own layer (args:
+    its request's). The page writes each value into its text; `count ratio` reads the second over the first."""
+    from ..lab import layer_counts
+    from ..lab.session import make_request
+
+    kind, args = args[-1], args[:-1]
+    sentence, _, causal, scaled, _, d, seed, _ = args
+    run = lab.run(make_request(*args))
+    heads = run.trace.q.shape[1]
+    if kind == "parameters":
+        one = lab.run(make_request(sentence, "multi-head", causal, scaled, 1, d, seed, "{}"))
+        found = [None if r.module is None else layer_counts.parameters(r.module) for r in (one, run)]
+        texts = [t(MESSAGES["parameters_one"], width=d, value="{value}"),
+                 t(MESSAGES["parameters_this"], heads=heads, width=d // heads, value="{value}")]
+        title = t(MESSAGES["parameters"])
+    else:
+        plain = lab.run(make_request(sentence, "multi-head", causal, scaled, heads, d, seed, "{}"))
+        found = [layer_counts.cached_per_token(r.trace) for r in (plain, run)]
+        texts = [t(MESSAGES["cache_one"], heads=heads, value="{value}"),
+                 t(MESSAGES["cache_this"], kv=run.trace.k.shape[1], value="{value}")]
+        title = t(MESSAGES["cache"])
+    return {"title": title, "items": [{"text": text, "value": int(v)} for text, v in zip(texts, found) if v is not None]}

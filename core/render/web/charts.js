@@ -263,11 +263,16 @@
 
   A.views.chart = function (root, data, ctx) {
     const W = root.clientWidth;
-    const cols = Math.max(1, Math.min(data.columns || 1, W < 700 ? 1 : 4));
+    const cols = Math.max(1, Math.min(data.columns || 1, W < (data.window_reserve ? 440 : 700) ? 1 : 4)); // (a lesson's
+    // view is narrower than a tab's: two of its panels side by side down to 440 px)
     const pw = Math.floor((W - (cols - 1) * 16) / cols);
     // presented, a lesson's panel takes the screen's height (up to a square), not a page's 0.62 of its width
     const shown = A.presenting() && data.window_reserve, aspect = shown ? 1 : 0.62;
-    const ph = Math.max(shown ? 220 : 300, Math.min(A.fitHeight(data.height || 440, data), Math.round(pw * aspect)));
+    let ph = Math.max(shown ? 220 : 300, Math.min(A.fitHeight(data.height || 440, data), Math.round(pw * aspect)));
+    const rows = Math.ceil((data.panels || []).length / cols);
+    if (data.window_reserve && rows > 1) { // a lesson's panels one under another (a narrow view) share its height
+      ph = Math.max(150, Math.floor(A.fitHeight(data.height || 440, data) / rows));
+    }
     const colours = A.schemed(data.colors || A.palette, root); // 3:1 on the page, light or dark
     family = getComputedStyle(root).fontFamily || "sans-serif";
     const labels = data.labels || {};

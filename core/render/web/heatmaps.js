@@ -85,6 +85,13 @@
     const fam = getComputedStyle(root).fontFamily || "sans-serif";
     const yTitle = 26;
     const W = root.clientWidth;
+    if (data.counts && data.counts.items && data.height_budget) { // the counts' line above the maps: out of their height
+      const said = [data.counts.title, ...data.counts.items.map((it) => A.fill(it.text, { value: it.value }))];
+      const wide = said.reduce((sum, text) => sum + textWidth(String(text || ""), `15px ${fam}`) + 14, 0);
+      const countsH = 22 * Math.max(1, Math.ceil(wide / Math.max(1, W))) + 4; // (its lines, and its margin)
+      data = Object.assign({}, data, { height_budget: Math.max(0, data.height_budget - countsH),
+        window_reserve: data.window_reserve ? data.window_reserve + countsH : data.window_reserve });
+    }
     const narrow = A.narrow(); // a phone: labels down to 12 px before any is thinned out, 24 px tap targets
     const gap = narrow ? 8 : GAP, hit = narrow ? A.axes.TAP : 0;
     root.classList.toggle("al-narrow", narrow);
@@ -150,6 +157,16 @@
     const frag = document.createDocumentFragment();
     if (labels.title) frag.appendChild(A.el("div", "al-view-title", labels.title));
     if (labels.warning) frag.appendChild(A.el("div", "al-warning", labels.warning));
+    if (data.counts && data.counts.items) { // two numbers counted on real layers (a lesson's `count:`), each written
+      const counts = A.el("div", "al-counts"); // into its own text: what `count ratio` reads is what is drawn
+      counts.append(A.el("span", "al-counts-title", data.counts.title || ""));
+      for (const item of data.counts.items) {
+        const one = A.el("span", "al-count", A.fill(item.text, { value: item.value }));
+        one.dataset.value = String(item.value);
+        counts.append(one);
+      }
+      frag.appendChild(counts);
+    }
     frag.appendChild(A.legend(legendItems, data.scale, W));
     // what a head shows, for its name and its table: the colour scale's words, else the view's title
     const scaleItem = (legendItems || []).find((it) => it.swatch === "scale");
