@@ -31,7 +31,7 @@ SQRT_D = {
     "scaled": mark("scaled: q·k / √d"),
     "uniform": mark("uniform row"),
     "spread": mark("Spread of the scores: standard deviation"),
-    "spread_y": mark("standard deviation of the scores"),
+    "spread_y": mark("std of the scores"),
     "spread_unscaled": mark("unscaled: std of q·k"),
     "spread_scaled": mark("scaled: std of q·k / √d"),
     "root": mark("√d"),

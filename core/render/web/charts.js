@@ -6,6 +6,7 @@
   if (!A || !A.needs) throw new Error("charts.js needs core.js, loaded before it");
   A.needs("charts.js", ["el", "fill", "num", "svg", "legend", "tooltip", "CJK", "palette", "schemed", "numbers"]);
   const M = { top: 40, right: 18, bottom: 74, left: 84 };
+  const TICK_CHAR_PX = 8.5; // a tick number's digit at 14 px (.al-tick-text), for spacing them
 
   function niceTicks(lo, hi, n) {
     if (!(hi > lo)) return [lo];
@@ -155,9 +156,13 @@
       g.appendChild(A.svg("line", { x1: 0, x2: iw, y1: sy.at(t), y2: sy.at(t), class: "al-gridline" }));
       g.appendChild(text(-8, sy.at(t), fmt(t), "al-tick-text", { "text-anchor": "end", "dominant-baseline": "middle" }));
     }
+    let shownTo = -Infinity; // where the last number written under the x axis ends (px): none may touch the next
     for (const t of sx.ticks) {
       g.appendChild(A.svg("line", { y1: 0, y2: ih, x1: sx.at(t), x2: sx.at(t), class: "al-gridline" }));
+      const half = (fmt(t).length * TICK_CHAR_PX) / 2; // (14 px digits: a narrow panel's "128 256 512" ran together)
+      if (sx.at(t) - half < shownTo + 6) continue; // its gridline stays; the table under the panel has every value
       g.appendChild(text(sx.at(t), ih + 20, fmt(t), "al-tick-text", { "text-anchor": "middle" }));
+      shownTo = sx.at(t) + half;
     }
     g.appendChild(A.svg("rect", { x: 0, y: 0, width: iw, height: ih, class: "al-plot-frame" }));
     const points = [], ends = [];
