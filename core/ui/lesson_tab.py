@@ -78,7 +78,7 @@ def build(ctx) -> None:
                                  label=static(TEXT["lesson"]), show_label=False, container=False,
                                  elem_id="lesson-picker", elem_classes=["al-example"], scale=3,
                                  min_width=200)  # titles: the lessons' own
-            where = gr.HTML(where_html(first, 1, 1), elem_id="lesson-where", head=web.lesson_head(),
+            where = gr.HTML(where_html(first, "", 0), elem_id="lesson-where", head=web.lesson_head(),
                             min_width=170, scale=0, elem_classes=[access.LIVE])  # a step change is said
             back = gr.Button(static(TEXT["back"]), elem_id="lesson-back", scale=0, min_width=100)
             nxt = gr.Button(static(TEXT["next"]), elem_id="lesson-next", variant="primary", scale=0, min_width=100)

@@ -88,16 +88,34 @@
 
   // An axis title along y: turned a quarter (English), or upright characters top to bottom (CJK).
   // A CJK title longer than the plot is tall goes in two columns (read right, then left), never past the plot.
+  // (SVG's own vertical writing set "每词 bits" with "bits" across the characters above it, and lost "（": each
+  // run is placed here instead, a CJK character upright, a Latin word or a bracket turned a quarter clockwise.)
+  const BRACKETS = "（）()【】「」《》"; // turned with the Latin words: they read along the column
+  function runs(t) {
+    const up = A.config.upright;
+    return (t.match(new RegExp(`[${BRACKETS}]|[${up}]|[^\\s${up}${BRACKETS}]+`, "gu")) || [])
+      .map((r) => { const upright = !BRACKETS.includes(r) && A.CJK.test(r); return { r, upright, px: upright ? 16 : r.length * 8.5 + 2 }; });
+  }
+  function vertical(t, cx, y) {
+    const parts = runs(t), total = parts.reduce((n, p) => n + p.px, 0), g = A.svg("g", {});
+    let at = y - total / 2;
+    for (const p of parts) {
+      const cy = at + p.px / 2, attrs = { "text-anchor": "middle", "dominant-baseline": "central" };
+      if (!p.upright) attrs.transform = `rotate(90 ${cx} ${cy})`;
+      g.appendChild(text(cx, cy, p.r, "al-axis-text", attrs));
+      at += p.px;
+    }
+    return g;
+  }
   function yTitle(x, y, s, room) {
     if (!A.CJK.test(s || "")) return text(x, y, s, "al-axis-text", { "text-anchor": "middle", transform: `rotate(-90 ${x} ${y})` });
-    const vertical = (t, cx) => text(cx, y, t, "al-axis-text", { "text-anchor": "middle", style: "writing-mode: vertical-rl" });
     const chars = Array.from(s);
-    if (!room || chars.length * 16 <= room) return vertical(s, x);
+    if (!room || runs(s).reduce((n, p) => n + p.px, 0) <= room) return vertical(s, x, y);
     const mid = Math.ceil(chars.length / 2), space = s.lastIndexOf(" ", s.length / 2 + 4);
     const cut = space > 0 && Math.abs(Array.from(s.slice(0, space)).length - mid) <= 4 ? space : mid;
     const [a, b] = space === cut ? [s.slice(0, cut), s.slice(cut + 1)] : [chars.slice(0, cut).join(""), chars.slice(cut).join("")];
     const g = A.svg("g", {});
-    g.append(vertical(a, x + 9), vertical(b, x - 9));
+    g.append(vertical(a, x + 9, y), vertical(b, x - 9, y));
     return g;
   }
 
