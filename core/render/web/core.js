@@ -192,12 +192,27 @@
   // and a short screen (150 % zoom: 683×512) gets a view that fits it.
   A.PRESENT_RESERVE = 240;
   A.presenting = () => document.documentElement.classList.contains("al-present");
+  // Under the step's text on a phone (data.room, A.room), no taller than the room left above the foot's Back and
+  // Next, less what the view's own titles, labels and legend took at the last try (data.squeeze).
+  A.MIN_ROOM = 120; // px: a budget never squeezed below this (a view too tall then scrolls, Next still in reach)
   A.fitHeight = function (sent, data) {
     if (!data.window_reserve) return sent;
     const presenting = A.presenting();
     const reserve = presenting ? Math.min(data.window_reserve, A.PRESENT_RESERVE) : data.window_reserve;
-    return Math.max(presenting ? 0 : sent || 0, window.innerHeight - reserve);
+    const fit = Math.max(presenting ? 0 : sent || 0, window.innerHeight - reserve);
+    return data.room ? Math.max(A.MIN_ROOM, Math.min(fit, data.room) - (data.squeeze || 0)) : fit;
   };
+
+  // A lesson's view stacked under its step's text (a phone, a tablet held upright: lesson.css sets --al-foot on the
+  // step's box, .al-screen, to the px its fixed Back and Next take at the screen's foot): the px from the view's top
+  // to that bar when the step's text is at the screen's top; 0 anywhere else (beside the text, presented, a lab tab).
+  A.room = function (root, data) {
+    const screen = data && data.window_reserve && root.closest(".al-screen");
+    const foot = screen ? parseFloat(getComputedStyle(screen).getPropertyValue("--al-foot")) : NaN;
+    if (!(foot >= 0)) return 0;
+    return Math.floor(window.innerHeight - foot - (root.getBoundingClientRect().top - screen.getBoundingClientRect().top));
+  };
+  A.SQUEEZES = 3; // tries at most: a smaller budget may wrap a title or turn labels upright (not quite linear)
 
   // The views Python can send: data.kind picks one; each draws into `root` at the width it has.
   // A view that computes its own weights (data.softmax) names what it drew in ctx.painted; the server's
@@ -214,7 +229,16 @@
       root.dataset.stamp = key;
       return;
     }
-    view(root, data, ctx);
+    // in a room (a phone): drawn, then drawn again with the budget less what overflowed (the budget is the grid's or
+    // the plot's; the view's legend, titles and labels come on top of it)
+    const room = (ctx.room = A.room(root, data));
+    view(root, room ? Object.assign({}, data, { room: room }) : data, ctx);
+    for (let i = 1, squeeze = 0, over; room && i < A.SQUEEZES && (over = root.offsetHeight - room) > 1; i++) {
+      squeeze += over;
+      view(root, Object.assign({}, data, { room: room, squeeze: squeeze }), ctx);
+    }
+    // still too tall at its least: the page may give it more room (lesson.js: the step's text a size smaller)
+    if (room && root.offsetHeight - room > 1) root.dispatchEvent(new CustomEvent("al-tight", { bubbles: true }));
     ctx.painted = key;
     root.dataset.stamp = key || data.stamp || "";
   };
@@ -251,6 +275,8 @@
       else width = -1;
     });
     new ResizeObserver(later).observe(root);
+    const screen = root.closest(".al-screen"); // a lesson's step: its text grew or shrank, the view's room with it
+    if (screen) new ResizeObserver(() => { if (A.room(root, props.value) !== (ctx.room || 0)) redraw(true); }).observe(screen);
     redraw(true);
   };
 })();
