@@ -135,6 +135,8 @@
 
   // A colour scale with its numbers: a gradient bar and ticks (the scale's min, max and between). On a phone the
   // bar fits the view (its title over it) and numbers that would run together are thinned, the ends kept.
+  A.BESIDE_GAP = 8; // px between a phone's scale title and its numbers' half-width margin
+  A.BESIDE_BAR = 160; // px: a phone's bar no shorter than this beside its title, else the title goes over it
   A.scaleLegend = function (scale, title, width) {
     const box = A.el("div", "al-scale");
     const head = A.el("span", "al-scale-title", title);
@@ -144,8 +146,15 @@
     const ticks = A.el("span", "al-scale-ticks");
     const digits = scale.digits === undefined ? 2 : scale.digits;
     const wide = Math.max(0, ...scale.ticks.map((t) => A.num(t, digits).length)) * 8.5 + 8; // px a number needs
-    const barW = width && A.narrow() ? Math.max(100, Math.min(260, width - wide - 8)) : 0;
-    if (barW) { // the title over the bar, not beside it; half a number's room each side of the bar
+    let barW = width && A.narrow() ? Math.max(100, Math.min(260, width - wide - 8)) : 0;
+    const titleW = barW && A.axes ? A.axes.textWidth(String(title || ""), `15px ${getComputedStyle(document.body).fontFamily}`) : 0;
+    const beside = barW ? Math.min(260, width - titleW - A.BESIDE_GAP - wide - 8) : 0;
+    if (beside >= A.BESIDE_BAR) { // a short title ("weight", "value"): still beside the bar, a line less
+      barW = beside;
+      bar.style.width = barW + "px";
+      box.classList.add("al-scale-beside");
+      box.style.gap = A.BESIDE_GAP + Math.ceil(wide / 2) + "px";
+    } else if (barW) { // the title over the bar, not beside it; half a number's room each side of the bar
       bar.style.width = barW + "px";
       box.classList.add("al-scale-narrow");
       box.style.marginLeft = Math.ceil(wide / 2) + "px";

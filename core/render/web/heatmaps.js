@@ -14,6 +14,7 @@
   const TITLE_H = 30; // px: a head's title line
   const MIN_TALL = 12; // px: the height budget never makes cells smaller than this ...
   const MIN_TALL_LABELLED = 18; // ... or this, up to 24 tokens: a 15 px label per row and column
+  const MIN_ROW = 14; // px: a phone's rows, shrunk to the room under the step's text, never flatter than this
   const STRETCH = 2.5; // presented: a row up to this many times its column's width (Q, K, V: 8 columns each)
 
   // Presented (a lesson's screen alone), maps side by side are as wide as the view allows; their rows then grow
@@ -152,9 +153,11 @@
     // a phone, one map a row: its title across the view (over the token labels too), not wrapped to the map's width
     const spread = narrow && lay.columns === 1 && !focus, titleW = spread ? W - 2 : cols.length * cell;
     const titled = A.axes.titleLines(order.map((h) => heads[h].title), titleW, `600 16px ${fam}`);
+    // (a row's least on a phone: what its label, or every k-th label as the square cells already showed them, needs)
+    const pitch = Math.max(hit, px * A.axes.LABEL_PITCH), every = Math.max(1, Math.ceil(pitch / lay.cell - 1e-9));
     const tall = rowHeight(data, lay.cell, Math.ceil(order.length / lay.columns), rows.length, // (px of a row)
       (titled > 1 ? titled * A.axes.TITLE_LINE + 6 : TITLE_H) + xLabelH(cell) + gap,
-      Math.max(hit, Math.ceil(px * A.axes.LABEL_PITCH)));
+      Math.max(MIN_ROW, Math.ceil(pitch / every)));
     const cmap = A.colormap(data.scale.stops);
     const showValues = !!data.show_values;
 
