@@ -269,6 +269,7 @@
     const shown = A.presenting() && data.window_reserve, aspect = shown ? 1 : 0.62;
     const least = shown ? 220 : data.room ? 180 : 300; // (a phone: under the step's text, above Back and Next)
     const ph = Math.max(least, Math.min(A.fitHeight(data.height || 440, data), Math.round(pw * aspect)));
+    ctx.used = ph; // (of its budget: core.js A.draw takes what overflowed off it)
     const colours = A.schemed(data.colors || A.palette, root); // 3:1 on the page, light or dark
     family = getComputedStyle(root).fontFamily || "sans-serif";
     const labels = data.labels || {};

@@ -202,14 +202,14 @@
   A.PRESENT_RESERVE = 240;
   A.presenting = () => document.documentElement.classList.contains("al-present");
   // Under the step's text on a phone (data.room, A.room), no taller than the room left above the foot's Back and
-  // Next, less what the view's own titles, labels and legend took at the last try (data.squeeze).
+  // Next, nor than what the last try took less what overflowed (data.cap: the view's legend, titles, labels).
   A.MIN_ROOM = 120; // px: a budget never squeezed below this (a view too tall then scrolls, Next still in reach)
   A.fitHeight = function (sent, data) {
     if (!data.window_reserve) return sent;
     const presenting = A.presenting();
     const reserve = presenting ? Math.min(data.window_reserve, A.PRESENT_RESERVE) : data.window_reserve;
     const fit = Math.max(presenting ? 0 : sent || 0, window.innerHeight - reserve);
-    return data.room ? Math.max(A.MIN_ROOM, Math.min(fit, data.room) - (data.squeeze || 0)) : fit;
+    return data.room ? Math.max(A.MIN_ROOM, Math.min(fit, data.room, data.cap || Infinity)) : fit;
   };
 
   // A lesson's view stacked under its step's text (a phone, a tablet held upright: lesson.css sets --al-foot on the
@@ -241,13 +241,20 @@
     // in a room (a phone): drawn, then drawn again with the budget less what overflowed (the budget is the grid's or
     // the plot's; the view's legend, titles and labels come on top of it)
     const room = (ctx.room = A.room(root, data));
-    view(root, room ? Object.assign({}, data, { room: room }) : data, ctx);
-    for (let i = 1, squeeze = 0, over; room && i < A.SQUEEZES && (over = root.offsetHeight - room) > 1; i++) {
-      squeeze += over;
-      view(root, Object.assign({}, data, { room: room, squeeze: squeeze }), ctx);
-    }
-    // still too tall at its least: the page may give it more room (lesson.js: the step's text a size smaller)
-    if (room && root.offsetHeight - room > 1) root.dispatchEvent(new CustomEvent("al-tight", { bubbles: true }));
+    const fit = (more) => {
+      ctx.used = 0; // (a view in a room says how much of its budget it took: the next try takes the overflow off that)
+      view(root, room ? Object.assign({}, data, { room: room }, more) : data, ctx);
+      for (let i = 1, over; room && ctx.used && i < A.SQUEEZES && (over = root.offsetHeight - room) > 1; i++) {
+        const cap = ctx.used - over;
+        ctx.used = 0;
+        view(root, Object.assign({}, data, { room: room, cap: cap }, more), ctx);
+      }
+    };
+    fit({});
+    // still too tall at its least: the page may give it more room (lesson.js: the step's text a size smaller, and it
+    // says so); when it cannot, the rows go below their labels' pitch (every other label written), once
+    const tight = () => new CustomEvent("al-tight", { bubbles: true, cancelable: true });
+    if (room && root.offsetHeight - room > 1 && root.dispatchEvent(tight())) fit({ thin: true });
     ctx.painted = key;
     root.dataset.stamp = key || data.stamp || "";
   };

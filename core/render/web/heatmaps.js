@@ -14,7 +14,7 @@
   const TITLE_H = 30; // px: a head's title line
   const MIN_TALL = 12; // px: the height budget never makes cells smaller than this ...
   const MIN_TALL_LABELLED = 18; // ... or this, up to 24 tokens: a 15 px label per row and column
-  const MIN_ROW = 14; // px: a phone's rows, shrunk to the room under the step's text, never flatter than this
+  const MIN_ROW = 12; // px: a phone's rows, shrunk to the room under the step's text, never flatter than this (MIN_TALL)
   const STRETCH = 2.5; // presented: a row up to this many times its column's width (Q, K, V: 8 columns each)
 
   // Presented (a lesson's screen alone), maps side by side are as wide as the view allows; their rows then grow
@@ -155,9 +155,11 @@
     const titled = A.axes.titleLines(order.map((h) => heads[h].title), titleW, `600 16px ${fam}`);
     // (a row's least on a phone: what its label, or every k-th label as the square cells already showed them, needs)
     const pitch = Math.max(hit, px * A.axes.LABEL_PITCH), every = Math.max(1, Math.ceil(pitch / lay.cell - 1e-9));
-    const tall = rowHeight(data, lay.cell, Math.ceil(order.length / lay.columns), rows.length, // (px of a row)
-      (titled > 1 ? titled * A.axes.TITLE_LINE + 6 : TITLE_H) + xLabelH(cell) + gap,
-      Math.max(MIN_ROW, Math.ceil(pitch / every)));
+    const rowsOfHeads = Math.ceil(order.length / lay.columns);
+    const around = (titled > 1 ? titled * A.axes.TITLE_LINE + 6 : TITLE_H) + xLabelH(cell) + gap; // (px a row of maps
+    const tall = rowHeight(data, lay.cell, rowsOfHeads, rows.length, around, // adds to its cells; tall: px of a row)
+      data.thin ? MIN_ROW : Math.max(MIN_ROW, Math.ceil(pitch / every))); // (thin: no room for every label)
+    ctx.used = rowsOfHeads * (rows.length * tall + around); // (of the budget, as rowHeight counts it: core.js A.draw)
     const cmap = A.colormap(data.scale.stops);
     const showValues = !!data.show_values;
 

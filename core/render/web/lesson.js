@@ -162,7 +162,7 @@
     const w = document.getElementById("lesson-words");
     if (!w || !ev.target.closest || !ev.target.closest("#lesson-view") || innerWidth > 820) return;
     const next = TIGHT[TIGHT.indexOf(w.dataset.fit || "") + 1];
-    if (next) w.dataset.fit = next;
+    if (next) { w.dataset.fit = next; ev.preventDefault(); } // (taken: the view waits for its new room)
   });
   window.addEventListener("resize", L.fitCheck);
 
