@@ -372,15 +372,16 @@ PHONE = """() => {
            wide: root.scrollWidth - root.clientWidth, px: px.length ? Math.min(...px) : null,
            text_px: body.length ? Math.min(...body) : null, thin: root.querySelectorAll('.al-label.al-thin').length };
 }"""
-# The step settled: its view redrawn into the room its text leaves, the text a size smaller if asked (a few frames).
+# The step settled: its view redrawn into the room its text leaves, the text a size smaller if asked (a few frames;
+# on a busy machine a late part of the step, its check, may come a moment after the view: 300 ms unchanged).
 SETTLED = """() => new Promise((done) => {
-  let last = "", same = 0;
+  let last = "", same = 0, since = performance.now();
   const tick = () => {
-    const r = document.querySelector('#lesson-view .al-root'), t = document.querySelector('#lesson-text');
+    const r = document.querySelector('#lesson-view .al-root'), t = document.querySelector('#lesson-words');
     const now = [r ? r.getBoundingClientRect().bottom : 0, t.getBoundingClientRect().height].join();
-    same = now === last ? same + 1 : 0;
+    if (now === last) same += 1; else { same = 0; since = performance.now(); }
     last = now;
-    if (same >= 6) done(); else requestAnimationFrame(tick);
+    if (same >= 6 && performance.now() - since >= 300) done(); else requestAnimationFrame(tick);
   };
   tick();
 })"""
