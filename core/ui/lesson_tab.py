@@ -86,7 +86,7 @@ def build(ctx) -> None:
             present_button = gr.Button(static(TEXT["present"]), elem_id="lesson-present", scale=0, min_width=90)
         failed = gr.HTML(failed_html(shelf), elem_id="lesson-failed", padding=False, container=False)
         outline = gr.HTML(elem_id="lesson-outline", padding=False, container=False)  # the O key shows it
-        with gr.Row(equal_height=False, elem_id="lesson-step"):
+        with gr.Row(equal_height=False, elem_id="lesson-step", elem_classes=["al-screen"]):  # (its view's room: core.js)
             with gr.Column(scale=1, min_width=320, elem_id="lesson-words"):
                 text = gr.HTML(elem_id="lesson-text", padding=False, container=False)  # markdown-it's HTML only
                 check = gr.Markdown(elem_id="lesson-check", sanitize_html=True, elem_classes=[access.LIVE])  # the lab's (tokens escaped)

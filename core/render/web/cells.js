@@ -89,7 +89,7 @@
       const fam = getComputedStyle(canvas).fontFamily || "sans-serif";
       let lead = true;
       const widest = A.num(s.min < 0 ? -9.99 : 0.99, data.digits);
-      const fits = (text) => textWidth(text, `${px}px ${fam}`) <= cell - 4 && px <= cell - 4;
+      const fits = (text) => textWidth(text, `${px}px ${fam}`) <= cell - 4 && px <= Math.min(cell, ch) - 4;
       while (px > 13 && !fits(widest)) px--;
       if (!fits(widest)) lead = false;
       if (!lead && !fits(widest.replace("0.", "."))) return;

@@ -291,11 +291,12 @@
     const pw = Math.floor((W - (cols - 1) * 16) / cols);
     // presented, a lesson's panel takes the screen's height (up to a square), not a page's 0.62 of its width
     const shown = A.presenting() && data.window_reserve, aspect = shown ? 1 : 0.62;
-    let ph = Math.max(shown ? 220 : 300, Math.min(A.fitHeight(data.height || 440, data), Math.round(pw * aspect)));
+    const least = shown ? 220 : data.room ? 180 : 300; // (a phone: under the step's text, above Back and Next)
+    let ph = Math.max(least, Math.min(A.fitHeight(data.height || 440, data), Math.round(pw * aspect)));
     const rows = Math.ceil((data.panels || []).length / cols);
-    if (data.window_reserve && rows > 1) { // a lesson's panels one under another (a narrow view) share its height
-      ph = Math.max(150, Math.floor(A.fitHeight(data.height || 440, data) / rows));
-    }
+    const shared = data.window_reserve && rows > 1; // a lesson's panels one under another (a narrow view) share its height
+    if (shared) ph = Math.max(150, Math.floor(A.fitHeight(data.height || 440, data) / rows));
+    ctx.used = shared ? ph * rows : ph; // (of its budget: core.js A.draw takes what overflowed off it)
     const colours = A.schemed(data.colors || A.palette, root); // 3:1 on the page, light or dark
     family = getComputedStyle(root).fontFamily || "sans-serif";
     const labels = data.labels || {};

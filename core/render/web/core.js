@@ -135,6 +135,8 @@
 
   // A colour scale with its numbers: a gradient bar and ticks (the scale's min, max and between). On a phone the
   // bar fits the view (its title over it) and numbers that would run together are thinned, the ends kept.
+  A.BESIDE_GAP = 8; // px between a phone's scale title and its numbers' half-width margin
+  A.BESIDE_BAR = 160; // px: a phone's bar no shorter than this beside its title, else the title goes over it
   A.scaleLegend = function (scale, title, width) {
     const box = A.el("div", "al-scale");
     const head = A.el("span", "al-scale-title", title);
@@ -144,8 +146,15 @@
     const ticks = A.el("span", "al-scale-ticks");
     const digits = scale.digits === undefined ? 2 : scale.digits;
     const wide = Math.max(0, ...scale.ticks.map((t) => A.num(t, digits).length)) * 8.5 + 8; // px a number needs
-    const barW = width && A.narrow() ? Math.max(100, Math.min(260, width - wide - 8)) : 0;
-    if (barW) { // the title over the bar, not beside it; half a number's room each side of the bar
+    let barW = width && A.narrow() ? Math.max(100, Math.min(260, width - wide - 8)) : 0;
+    const titleW = barW && A.axes ? A.axes.textWidth(String(title || ""), `15px ${getComputedStyle(document.body).fontFamily}`) : 0;
+    const beside = barW ? Math.min(260, width - titleW - A.BESIDE_GAP - wide - 8) : 0;
+    if (beside >= A.BESIDE_BAR) { // a short title ("weight", "value"): still beside the bar, a line less
+      barW = beside;
+      bar.style.width = barW + "px";
+      box.classList.add("al-scale-beside");
+      box.style.gap = A.BESIDE_GAP + Math.ceil(wide / 2) + "px";
+    } else if (barW) { // the title over the bar, not beside it; half a number's room each side of the bar
       bar.style.width = barW + "px";
       box.classList.add("al-scale-narrow");
       box.style.marginLeft = Math.ceil(wide / 2) + "px";
@@ -192,12 +201,27 @@
   // and a short screen (150 % zoom: 683×512) gets a view that fits it.
   A.PRESENT_RESERVE = 240;
   A.presenting = () => document.documentElement.classList.contains("al-present");
+  // Under the step's text on a phone (data.room, A.room), no taller than the room left above the foot's Back and
+  // Next, nor than what the last try took less what overflowed (data.cap: the view's legend, titles, labels).
+  A.MIN_ROOM = 120; // px: a budget never squeezed below this (a view too tall then scrolls, Next still in reach)
   A.fitHeight = function (sent, data) {
     if (!data.window_reserve) return sent;
     const presenting = A.presenting();
     const reserve = presenting ? Math.min(data.window_reserve, A.PRESENT_RESERVE) : data.window_reserve;
-    return Math.max(presenting ? 0 : sent || 0, window.innerHeight - reserve);
+    const fit = Math.max(presenting ? 0 : sent || 0, window.innerHeight - reserve);
+    return data.room ? Math.max(A.MIN_ROOM, Math.min(fit, data.room, data.cap || Infinity)) : fit;
   };
+
+  // A lesson's view stacked under its step's text (a phone, a tablet held upright: lesson.css sets --al-foot on the
+  // step's box, .al-screen, to the px its fixed Back and Next take at the screen's foot): the px from the view's top
+  // to that bar when the step's text is at the screen's top; 0 anywhere else (beside the text, presented, a lab tab).
+  A.room = function (root, data) {
+    const screen = data && data.window_reserve && root.closest(".al-screen");
+    const foot = screen ? parseFloat(getComputedStyle(screen).getPropertyValue("--al-foot")) : NaN;
+    if (!(foot >= 0)) return 0;
+    return Math.floor(window.innerHeight - foot - (root.getBoundingClientRect().top - screen.getBoundingClientRect().top));
+  };
+  A.SQUEEZES = 3; // tries at most: a smaller budget may wrap a title or turn labels upright (not quite linear)
 
   // The views Python can send: data.kind picks one; each draws into `root` at the width it has.
   // A view that computes its own weights (data.softmax) names what it drew in ctx.painted; the server's
@@ -214,7 +238,23 @@
       root.dataset.stamp = key;
       return;
     }
-    view(root, data, ctx);
+    // in a room (a phone): drawn, then drawn again with the budget less what overflowed (the budget is the grid's or
+    // the plot's; the view's legend, titles and labels come on top of it)
+    const room = (ctx.room = A.room(root, data));
+    const fit = (more) => {
+      ctx.used = 0; // (a view in a room says how much of its budget it took: the next try takes the overflow off that)
+      view(root, room ? Object.assign({}, data, { room: room }, more) : data, ctx);
+      for (let i = 1, over; room && ctx.used && i < A.SQUEEZES && (over = root.offsetHeight - room) > 1; i++) {
+        const cap = ctx.used - over;
+        ctx.used = 0;
+        view(root, Object.assign({}, data, { room: room, cap: cap }, more), ctx);
+      }
+    };
+    fit({});
+    // still too tall at its least: the page may give it more room (lesson.js: the step's text a size smaller, and it
+    // says so); when it cannot, the rows go below their labels' pitch (every other label written), once
+    const tight = () => new CustomEvent("al-tight", { bubbles: true, cancelable: true });
+    if (room && root.offsetHeight - room > 1 && root.dispatchEvent(tight())) fit({ thin: true });
     ctx.painted = key;
     root.dataset.stamp = key || data.stamp || "";
   };
@@ -251,6 +291,8 @@
       else width = -1;
     });
     new ResizeObserver(later).observe(root);
+    const screen = root.closest(".al-screen"); // a lesson's step: its text grew or shrank, the view's room with it
+    if (screen) new ResizeObserver(() => { if (A.room(root, props.value) !== (ctx.room || 0)) redraw(true); }).observe(screen);
     redraw(true);
   };
 })();

@@ -14,18 +14,27 @@
   const TITLE_H = 30; // px: a head's title line
   const MIN_TALL = 12; // px: the height budget never makes cells smaller than this ...
   const MIN_TALL_LABELLED = 18; // ... or this, up to 24 tokens: a 15 px label per row and column
+  const MIN_ROW = 12; // px: a phone's rows, shrunk to the room under the step's text, never flatter than this (MIN_TALL)
   const STRETCH = 2.5; // presented: a row up to this many times its column's width (Q, K, V: 8 columns each)
 
   // Presented (a lesson's screen alone), maps side by side are as wide as the view allows; their rows then grow
   // into the height the screen has left (a strip of maps across it would leave half the screen empty).
-  function rowHeight(data, cell, rowsOfHeads, nRows, over) {
+  // Under the step's text on a phone (data.room: core.js A.room), the columns keep the width they had and the rows
+  // shrink to the room left, never below a label's pitch or a finger's tap (least): no label is thinned out for it.
+  function rowHeight(data, cell, rowsOfHeads, nRows, over, least) {
+    const room = () => Math.floor((A.fitHeight(data.height_budget, data) / rowsOfHeads - over) / nRows);
+    if (data.room) return Math.max(Math.min(cell, least), Math.min(cell, room()));
     if (!A.presenting() || !data.window_reserve) return cell;
-    const room = Math.floor((A.fitHeight(data.height_budget, data) / rowsOfHeads - over) / nRows);
-    return Math.max(cell, Math.min(Math.floor(STRETCH * cell), room));
+    return Math.max(cell, Math.min(Math.floor(STRETCH * cell), room()));
   }
+  // The grid's budget before any room: the columns' width comes from it (a phone's room then takes it from the rows).
+  const gridBudget = (data) => A.fitHeight(data.height_budget, data.room ? Object.assign({}, data, { room: 0 }) : data);
   // A lesson's maps of a few columns under a long title ("SelfAttention_v1's output, after the copy") get wider
   // columns, as far as the title then takes two lines and the view's width allows (room: px for one map's cells).
+  // Under the step's text on a phone (data.room), the columns as wide as the view allows (up to STRETCH): the rows
+  // give the height back, the titles wrap less and the tokens under the map may lie flat.
   function columnWidth(data, cell, title, nCols, room) {
+    if (data.room) return Math.max(cell, Math.min(Math.floor(STRETCH * cell), Math.floor(room / nCols)));
     if (!data.window_reserve || A.narrow()) return cell; // (a phone: its own layout, every px of width taken)
     return Math.max(cell, Math.min(Math.floor(STRETCH * cell), Math.floor(room / nCols), Math.ceil(title / (2 * nCols))));
   }
@@ -104,7 +113,7 @@
       const xLabelH = (cell) => (cell >= xl.width ? px * 1.6 : xl.width + 12) + 28;
       const labelW = yl.width + yTitle + 8 + gap; // the y column: labels, title (and its CJK margin) and the gap
       const lay = A.gridLayout(width, n, rows.length, cols.length, labelW, xLabelH, {
-        maxColumns: maxColumns || data.max_columns, minColumns: minColumns, budget: A.fitHeight(data.height_budget, data),
+        maxColumns: maxColumns || data.max_columns, minColumns: minColumns, budget: gridBudget(data),
         maxCell: data.max_cell, minHead: data.min_head,
       });
       return { px, yl, xl, xLabelH, labelW, lay };
@@ -122,7 +131,7 @@
       // a lesson's maps compared at a glance, too small in one row for every label: onto more rows, where every
       // label keeps its size and the rows stay within the view's height; else one big map and the others as
       // thumbnails beside it (every map still in sight, none with a label thinned out)
-      const budget = A.fitHeight(data.height_budget, data), titleFont = `600 16px ${fam}`;
+      const budget = gridBudget(data), titleFont = `600 16px ${fam}`;
       const tall = (z) => { // px of the grid: per row of maps its title, cells, x labels, table toggle and gap
         const per = Math.ceil(heads.length / z.lay.columns), width = cols.length * z.lay.cell;
         const lines = A.axes.titleLines(heads.map((h) => h.title), width, titleFont);
@@ -148,9 +157,16 @@
     const used = (focus ? W - A.thumbStripWidth(heads.length) - GAP : W) - labelW - (lay.columns - 1) * GAP - 2;
     const widest = Math.max(0, ...order.map((h) => textWidth(String(heads[h].title || ""), `600 16px ${fam}`))) + 8;
     const cell = columnWidth(data, lay.cell, widest, cols.length, used / lay.columns), vertical = cell < xl.width;
-    const titled = A.axes.titleLines(order.map((h) => heads[h].title), cols.length * cell, `600 16px ${fam}`);
-    const tall = rowHeight(data, lay.cell, Math.ceil(order.length / lay.columns), rows.length, // (px of a row)
-      (titled > 1 ? titled * A.axes.TITLE_LINE + 6 : TITLE_H) + xLabelH(cell) + gap);
+    // a phone, one map a row: its title across the view (over the token labels too), not wrapped to the map's width
+    const spread = narrow && lay.columns === 1 && !focus, titleW = spread ? W - 2 : cols.length * cell;
+    const titled = A.axes.titleLines(order.map((h) => heads[h].title), titleW, `600 16px ${fam}`);
+    // (a row's least on a phone: what its label, or every k-th label as the square cells already showed them, needs)
+    const pitch = Math.max(hit, px * A.axes.LABEL_PITCH), every = Math.max(1, Math.ceil(pitch / lay.cell - 1e-9));
+    const rowsOfHeads = Math.ceil(order.length / lay.columns);
+    const around = (titled > 1 ? titled * A.axes.TITLE_LINE + 6 : TITLE_H) + xLabelH(cell) + gap; // (px a row of maps
+    const tall = rowHeight(data, lay.cell, rowsOfHeads, rows.length, around, // adds to its cells; tall: px of a row)
+      data.thin ? MIN_ROW : Math.max(MIN_ROW, Math.ceil(pitch / every))); // (thin: no room for every label)
+    ctx.used = rowsOfHeads * (rows.length * tall + around); // (of the budget, as rowHeight counts it: core.js A.draw)
     const cmap = A.colormap(data.scale.stops);
     const showValues = !!data.show_values;
 
@@ -188,7 +204,7 @@
       if (narrow) line.style.gap = gap + "px";
       const ybox = A.el("div", "al-ycol");
       const these = order.slice(r * lay.columns, (r + 1) * lay.columns);
-      const lines = A.axes.titleLines(these.map((h) => heads[h].title), cols.length * cell, `600 16px ${fam}`);
+      const lines = A.axes.titleLines(these.map((h) => heads[h].title), titleW, `600 16px ${fam}`);
       const titleH = lines > 1 ? lines * A.axes.TITLE_LINE + 6 : TITLE_H; // a long title wraps, never cut
       ybox.style.paddingTop = titleH + "px";
       const ytitle = A.el("div", "al-axis-title al-ytitle", labels.y);
@@ -206,6 +222,7 @@
         hb.style.width = cols.length * cell + "px";
         const title = A.el("div", "al-head-title", head.title);
         title.style.height = titleH + "px";
+        if (spread) title.style.width = titleW + "px"; // (moved over the labels once laid out, below)
         if (lines > 1) title.classList.add("al-wrap");
         const stage = A.el("div", "al-cells");
         stage.tabIndex = 0; // Tab reaches each head; the arrows then move within it
@@ -307,6 +324,10 @@
     if (keep) root.appendChild(keep);
     root.appendChild(live);
     tip.hide();
+    if (spread) { // each title spread across the view starts at the view's left edge
+      const left = root.getBoundingClientRect().left;
+      for (const t of grid.querySelectorAll(".al-head-title")) t.style.marginLeft = left - t.parentElement.getBoundingClientRect().left + "px";
+    }
     // a new sentence, or a new row the data names (a lesson's next step): nothing highlighted, or that row
     const shown = rows.join("\u0000") + "\u0001" + (Number.isInteger(data.highlight) ? data.highlight : "");
     if (state.rows !== shown) {

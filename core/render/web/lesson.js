@@ -134,7 +134,7 @@
   // A step's check too long for the screen beside its view (its expectations measured under it; presenting, the
   // words' column is a third of the screen): a size smaller, down to 16 px, rather than push itself or the step's
   // controls under it past the screen's foot; still too long, the step's text a size smaller too. Each new check starts
-  // at the full size. Not on a phone: its step scrolls, Next stays in reach.
+  // at the full size. Not on a phone: there the view, under the text, says when it is too tall (below).
   const FIT = ["", "18", "16"];
   let fitting = 0;
   const foot = (words) => Math.max(0, ...[...words.children].filter((e) => e.offsetParent)
@@ -149,9 +149,21 @@
     for (const px of ["18", "17"]) if (foot(words) > innerHeight) words.dataset.fit = px; // then the step's text
   }
   L.fitCheck = () => { if (!fitting) fitting = requestAnimationFrame(fitCheck); };
+  // (the step's words changed, not its view redrawn: the view's own redraws never reset the size they asked for)
+  const words = (t) => t.closest && t.closest("#lesson-step") && !t.closest("#lesson-view");
   new MutationObserver((records) => {
-    if (records.some((r) => r.target.closest && r.target.closest("#lesson-step"))) L.fitCheck();
+    if (records.some((r) => words(r.target.nodeType === 1 ? r.target : r.target.parentElement || {}))) L.fitCheck();
   }).observe(document.documentElement, { childList: true, subtree: true, characterData: true });
+
+  // A phone or a tablet upright (the view under the step's text, core.js A.room): a view too tall for the room left
+  // above Back and Next, even at its least, has the step's text and check a size smaller, down to 15 px.
+  const TIGHT = ["16", "15"];
+  document.addEventListener("al-tight", (ev) => {
+    const w = document.getElementById("lesson-words");
+    if (!w || !ev.target.closest || !ev.target.closest("#lesson-view") || innerWidth > 820) return;
+    const next = TIGHT[TIGHT.indexOf(w.dataset.fit || "") + 1];
+    if (next) { w.dataset.fit = next; ev.preventDefault(); } // (taken: the view waits for its new room)
+  });
   window.addEventListener("resize", L.fitCheck);
 
   if (query().get("present") === "1") root.classList.add("al-present");
