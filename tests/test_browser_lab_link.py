@@ -484,7 +484,7 @@ WALK = [
     ("v1-v2", 2, "Weight transfer", transfer_lab), ("v1-v2", 5, "Masking & scaling",
                                                     lambda p, st, s: masking_lab(p, st, s, "#masking-three")),
     ("v1-v2", 7, "Attention", dropout_lab),
-    ("by-hand", 7, "Causality", dependency_lab), ("by-hand", 10, "Attention", mask_lab), ("by-hand", 12, "Cost", cost_lab),
+    ("by-hand", 7, "Causality", dependency_lab), ("by-hand", 11, "Attention", mask_lab), ("by-hand", 13, "Cost", cost_lab),
 ]
 
 

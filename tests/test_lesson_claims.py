@@ -216,25 +216,26 @@ def by_hand(shelf, title: str):
 
 @pytest.mark.floats
 def test_the_sqrt_d_step_draws_the_spread_of_8_at_d_64_as_torch_measures_it(shelf, lab):
-    """'At d = 64 the scores spread with standard deviation 8': line 2 of the step's view is the unscaled scores'
-    standard deviation, drawn beside the largest weight, and it is what torch.std gives for fresh random q·k."""
+    """'At d = 64 the scores spread with standard deviation 8': line 0 of the step's view (the spread panel) is the
+    unscaled scores' standard deviation, and it is what torch.std gives for fresh random q·k."""
     import math
 
     import torch
 
     from core.serve import lessons
 
-    step = by_hand(shelf, "Why divide by √d")
+    step = by_hand(shelf, "The scores spread as √d")
     shown = lessons.shown(lab, step)
-    assert len(shown.view["panels"]) == 2 and shown.view["columns"] == 2
-    line = [s for p in shown.view["panels"] for s in p["series"]][2]
+    assert len(shown.view["panels"]) == 1
+    line, scaled = shown.view["panels"][0]["series"][:2]
     drawn = dict(zip(line["x"], line["y"]))[64.0]
+    assert dict(zip(scaled["x"], scaled["y"]))[64.0] == pytest.approx(1, abs=0.1)  # "back to 1"
     g = torch.Generator().manual_seed(1234)  # (not the view's seed: an independent sample)
     q, k = torch.randn(20000, 64, generator=g), torch.randn(20000, 64, generator=g)
     reference = float(torch.std((q * k).sum(-1)))
     assert drawn == pytest.approx(reference, rel=0.05) and drawn == pytest.approx(math.sqrt(64), abs=0.5)
     points = [o for o in shown.outcomes if o.expect.measure == "at"]
-    assert len(points) == 2 and all(o.held for o in points) and points[0].measured == (pytest.approx(drawn),)
+    assert len(points) == 4 and all(o.held for o in points) and points[0].measured == (pytest.approx(drawn),)
     assert [o.held for o in shown.outcomes] == [True] * len(step.expect)
 
 
@@ -279,7 +280,7 @@ def test_the_two_heads_step_writes_torchs_parameter_counts_and_checks_they_are_e
 @pytest.mark.floats
 def test_the_three_by_hand_claims_fail_the_walk_when_they_stop_holding(registry, lab):
     text = (lesson_shelf.BUILT_IN / "by-hand.md").read_text(encoding="utf-8")
-    for old, new in (("expect: at 64 in line 2 <= 8.5", "expect: at 64 in line 2 <= 7"),
+    for old, new in (("expect: at 64 in line 0 <= 8.5", "expect: at 64 in line 0 <= 7"),
                      ("expect: count ratio == 0.5", "expect: count ratio == 1"),
                      ("expect: count ratio == 1", "expect: count ratio == 0.5")):
         broken = fmt.parse(text.replace(old, new, 1), "by-hand.md", set(registry.variants))

@@ -86,7 +86,7 @@ def _chart_values(e: Expect, view: dict[str, Any]) -> tuple[float, ...]:
         return tuple(math.nan if v is None else float(v) for v in ys)
     if e.measure == "at":  # each line's value where x is X (a line that does not reach X gives none)
         x = float(e.tokens[0])
-        ys = [y for s in lines for sx, y in zip(s.get("x", ()), s.get("y", ())) if math.isclose(float(sx), x)]
+        ys = [y for s in lines for sx, y in zip(s.get("x", ()), s.get("y", ()), strict=False) if math.isclose(float(sx), x)]
         return tuple(math.nan if v is None else float(v) for v in ys)
     if e.measure in ("last", "growth"):  # each line's last point (where a run ended), or its ratio to the one before
         ends = [[float(v) for v in s.get("y", ()) if v is not None and math.isfinite(v)][-2:] for s in lines]

@@ -167,17 +167,6 @@ def _fit(data: dict[str, Any], panel: int | None = None, **extra: Any) -> dict[s
             "labels": {**data.get("labels", {}), "note": ""}, **extra}  # (the tab's "click a token" hint: not here)
 
 
-def _sqrt_d(data: dict[str, Any], panel: int) -> dict[str, Any]:
-    """The step's panel of the √d chart beside the scores' spread (lines 0, 1: the panel's; 2 to 4: the spread's),
-    so a claim about the standard deviation at a width is drawn, and checked, with the weight it explains."""
-    fitted = _fit(data, panel=panel)
-    if panel == lab_charts.SPREAD:
-        return fitted
-    panels = [{**p, "x": {**p["x"], "ticks": p["x"]["ticks"][::2]}}  # (two narrow panels: every other width named)
-              for p in (*fitted["panels"], data["panels"][lab_charts.SPREAD])]
-    return {**fitted, "panels": panels, "columns": 2}
-
-
 def on_paper(view: dict[str, Any] | None) -> dict[str, Any] | None:
     """A step's view for the handout's paper: a fixed height (no window to fill), every map drawn (no thumbnails)."""
     if view is None:
@@ -248,7 +237,7 @@ def _show(lab: Any, view: str, frozen: str, language: str) -> Shown:
         v = views.masking(lab, st["sentence"], st["seed"])
         if view == "three-ways":
             return Shown(_fit(v.three), v.three_summary, _lab(st))
-        return Shown(_sqrt_d(v.sqrt_d, st.get("panel", 0)), v.sqrt_d_summary, _lab(st))
+        return Shown(_fit(v.sqrt_d, panel=st.get("panel", 0)), v.sqrt_d_summary, _lab(st))
     if view == "transfer":
         data, check = lesson_views.transfer(st)
         return Shown(_fit(data), check, _lab(st))

@@ -106,6 +106,7 @@ def build(ctx) -> None:
                               elem_id="payload")  # filled when shown
             api_shown = gr.Textbox("closed", visible=False)  # "open <time>" while the panel is open
             redraw = gr.Textbox("", visible=False)  # "draw <time>": a toggle the page cannot paint itself (TOGGLE_JS)
+            again = gr.Textbox("", visible=False)  # "draw <time>": a view drawn for values the controls no longer hold
 
     trained = trained_panel.build(ctx, static(lab_link.TEXT["copy"]))
     names = list(controls)  # the variants with an option group, in the groups' order
@@ -145,8 +146,9 @@ def build(ctx) -> None:
 
     def draw(*values):
         """The page's own call: the same view, one round trip, a mistake as a sentence (user_errors(unqueued=)); the
-        view says what it was asked for (DRAWN_JS asks again when the controls moved on while it was on its way)."""
-        v = attention_view(*values)
+        view says what it was asked for, the variants' own controls too (DRAWN_JS asks again when the controls moved
+        on while it was on its way)."""
+        v = attention_view(*values[:len(inputs)])
         return stale.marked(v.heatmaps, asked(values)), v.mask
 
     def with_options(data: dict):
@@ -155,7 +157,7 @@ def build(ctx) -> None:
         own = controls.get(name, [])  # (none for a variant a plugin reload added after the page was built)
         opts = options_json(registry.get(name).options, [data[c] for c in own]) if own else "{}"
         return opts, *draw(data[sentence], name, data[causal], data[scaled], data[n_heads], data[d_model],
-                           data[seed], opts)
+                           data[seed], opts, *(data[c] for c in flat_controls))
 
     # The public /attention endpoint (gr.api: its parameters checked as these controls check a page's values)
     endpoints.publish(attention, "attention", inputs, [heatmaps, mask, gr.Textbox(render=False), note, payload],
@@ -169,7 +171,7 @@ def build(ctx) -> None:
                 show_progress_on=[problem],  # no progress shown: its status on the lightest output
                 preprocess=False)  # raw values: views.attention checks them and says what is wrong in a sentence
     drawn = [gr.on([sentence.change, n_heads.change, d_model.change, seed.change, options.input, options.blur,
-                    redraw.change], user_errors(draw, unqueued=len(outputs)), inputs,
+                    redraw.change], user_errors(draw, unqueued=len(outputs)), [*inputs, *flat_controls],
                    [*outputs, problem], **fast)]  # (options.change would redraw what the events below write)
     # The causal and √d toggles: the page repaints a view that holds its scores (core/render/web/softmax.js); only
     # a view without them (a variant the page cannot redo) asks the server, through `redraw`.
@@ -182,15 +184,16 @@ def build(ctx) -> None:
     picked.then(None, variant, switched, js=_switch_js(registry, names), queue=False, show_progress="hidden")
     drawn.append(picked)
     moved = [c.input if isinstance(c, gr.Slider) else c.change for c in flat_controls]
-    if moved:
-        drawn.append(gr.on(moved, user_errors(with_options, unqueued=len([options, *outputs])),
+    if moved:  # (and a view drawn for stale values: its options come again from the controls a person sees)
+        drawn.append(gr.on([*moved, again.change], user_errors(with_options, unqueued=len([options, *outputs])),
                            {variant, *inputs, *flat_controls}, [options, *outputs, problem], **fast))
     # The API panel follows the page only while it is open (the page decides: no round trip while closed); a view
     # drawn for toggles the checkboxes no longer show (one moved while it was on its way) is asked for again.
     api_panel.expand(None, None, api_shown, js="() => 'open ' + Date.now()")
     api_panel.collapse(None, None, api_shown, js="() => 'closed'")
     for event in drawn:
-        event.then(None, [api_shown, heatmaps, *inputs], [api_shown, redraw], js=DRAWN_JS, queue=False,
+        event.then(None, [api_shown, heatmaps, *inputs, *flat_controls], [api_shown, again if moved else redraw],
+                   js=DRAWN_JS, queue=False,
                    show_progress="hidden")
     api_shown.change(user_errors(api_panel_filled, unqueued=2), [api_shown, *inputs], [note, payload, problem], **fast)
 
