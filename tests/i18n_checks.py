@@ -19,7 +19,7 @@ KEEP: set[str] = {  # names kept as themselves in every language
     "autograd", "pluggy", "rjieba", "torch", "nn", "qkv", "CausalSelfAttention", "CausalAttention",
     "MultiHeadAttentionWrapper", "SelfAttention_v1", "SelfAttention_v2", "True", "False", "true", "false",
     "forward", "trace", "build", "cuda", "CPU", "GPU", "RSS", "VmHWM", "unk", "list", "dict", "tuple", "str",
-    "int", "float", "bool", "NoneType", "one-hot", "U", "sdpa", "window", "stride", "n_kv_heads",
+    "int", "float", "bool", "NoneType", "one-hot", "U", "sdpa", "flex", "window", "stride", "n_kv_heads",
     "slope", "BLOOM", "MPT", "Katharopoulos", "RNN",  # the example plugins' option, models and paper
     "Hugging", "Face", "Hub", "HF_HUB_OFFLINE", "preload_from_hub", "README.md", "Space",  # where GPT-2 comes from
     "ablate",  # the /model_attention parameter

@@ -456,8 +456,17 @@ def training_lab(page, st, shown):
                            arg=f"#{kind}-words")
 
 
-def cost_lab(page, st, shown):  # (the tab's chart has every path measured; the step's, the four it compares)
-    lab_stamp(page, "#cost-saved")
+def cost_lab(page, st, shown):  # the step's lines and chart chosen: the tab draws them as its own choice would
+    from core.bench import cost
+    from core.ui import cost_tab
+
+    panel, saved = cost_tab.step_panel(st), cost.load_saved()
+    ticks = [path in st["paths"] for path in cost_tab.saved_paths(saved)]  # (the boxes, in the file's order)
+    page.wait_for_function("want => JSON.stringify([...document.querySelectorAll('#cost-paths input')]"
+                           ".map(e => e.checked)) === JSON.stringify(want)", arg=ticks)
+    checked(page, "cost-panels", panel)
+    drawn_as(page, "#cost-saved", cost_tab.saved_shown(saved, st["paths"], panel)[0]["stamp"])
+    in_sight(page, "#cost-paths")
     in_sight(page, "#cost-saved")
 
 

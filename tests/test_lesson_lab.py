@@ -136,3 +136,42 @@ def test_a_chinese_step_hands_over_what_its_english_twin_does(shelf, lab):
     for (name, k, a), (_, _, b) in zip(en, zh, strict=True):
         if a.view not in ("real-chapter", "sink"):
             assert lessons.shown(lab, a).lab == lessons.shown(lab, b).lab, (name, k)
+
+
+def test_the_cost_tab_draws_the_lines_the_cost_step_drew(shelf, lab):
+    """The step draws some of the saved benchmark's paths, one panel; the Cost tab, set to the handed paths and panel
+    (as Open in the lab sets its choices), draws the same lines: names, values and styles."""
+    from core.bench import cost
+    from core.serve import lessons
+    from core.ui import cost_tab
+
+    saved, compared = cost.load_saved(), 0
+    for name, k, step in [*steps(shelf), *steps(shelf, "zh-CN")]:
+        if step.view != "cost":
+            continue
+        seen = lessons.shown(lab, step)
+        st = seen.lab
+        assert 0 < len(st["paths"]) < len(cost_tab.saved_paths(saved)), (name, k)  # some of the file's paths
+        chart, table = cost_tab.saved_shown(saved, st["paths"], cost_tab.step_panel(st))
+        assert len(chart["panels"]) == len(seen.view["panels"]) == 1, (name, k)
+        assert chart["panels"][0]["title"] == seen.view["panels"][0]["title"]
+        assert chart["panels"][0]["series"] == seen.view["panels"][0]["series"], (name, k)
+        assert chart["legend"] == seen.view["legend"]
+        assert {row[0] for row in table["data"]} == set(st["paths"])  # the table: the lines drawn
+        compared += 1
+    assert compared == 2  # by-hand's step, in English and Chinese
+
+
+def test_the_cost_tabs_choices_read_any_value_and_keep_each_lines_style():
+    from core.bench import cost
+    from core.ui import cost_tab
+
+    saved = cost.load_saved()
+    every, _ = cost_tab.saved_shown(saved, None, None)  # a value the page cannot send: every path, both charts
+    some, table = cost_tab.saved_shown(saved, ["trace", "no-such-path"], "memory")
+    assert len(every["panels"]) == 2 and len(some["panels"]) == 1 and some["columns"] == 1
+    assert [s["name"] for s in some["panels"][0]["series"]] == [s["name"] for s in every["panels"][1]["series"]
+                                                                 if s["short"] == "trace"]
+    assert some["panels"][0]["series"][0] == next(s for s in every["panels"][1]["series"] if s["short"] == "trace")
+    assert {row[0] for row in table["data"]} == {"trace"}
+    assert cost_tab.step_panel({"panel": 1}) == "memory" and cost_tab.step_panel({"panel": 0}) == "time"

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 from ..bench.cost import square_sizes
 from ..bench.longseq import LABELS as BENCH_LABELS
 from ..i18n import mark, t
@@ -28,6 +30,7 @@ SAVED = {
     "ms": mark("ms per call (log)"),
     "mib": mark("MiB (log)"),
 }
+SAVED_PANELS = ("time", "memory")  # the saved chart's panels, in order (a lesson step's `panel:` counts them)
 REFERENCE_ROWS = ("sdpa", "dense-mask-sdpa", "flex", "window-before", "trace")  # dashed: paths to compare with
 # ten lines told apart from the back of a room: colour, and a marker and a dash of their own, named at their end
 MARKERS = ("circle", "square", "triangle", "diamond", "ring")
@@ -53,11 +56,21 @@ def live_chart(rows: list[dict], window: int, max_T: int = 8192) -> dict:
     return charts.chart(panels, legend=charts.legend_of(mem + time), columns=2)
 
 
-def saved_chart(result: dict) -> dict:
-    """The saved benchmark: time and peak memory growth against T, one line per path."""
-    rows = list(dict.fromkeys(p["row"] for p in result.get("points", []) if "T" in p))
+def saved_paths(result: dict) -> list[str]:
+    """The saved benchmark's paths (its rows), in the file's order: the lines its chart can draw."""
+    return list(dict.fromkeys(p["row"] for p in result.get("points", []) if "T" in p))
+
+
+def saved_chart(result: dict, paths: Sequence[str] | None = None, panels: Sequence[str] = SAVED_PANELS) -> dict:
+    """The saved benchmark: time and peak memory growth against T, one line per path. paths: the lines drawn (None:
+    every path), each in the colour, marker and dash it has among all the file's (a line left out moves no other's
+    style); panels: which of SAVED_PANELS, in their order."""
+    rows = saved_paths(result)
+    drawn = set(rows if paths is None else paths)
     time, mem = [], []
     for n, row in enumerate(rows):
+        if row not in drawn:
+            continue
         pts = sorted((p for p in result["points"] if p.get("row") == row and "T" in p), key=lambda p: p["T"])
         name = t(BENCH_LABELS[row]) if row in BENCH_LABELS else row  # a row the lab does not know: its own name
         dash = DASHES[n % len(DASHES)] if row in REFERENCE_ROWS else False
@@ -65,6 +78,7 @@ def saved_chart(result: dict) -> dict:
         time.append({**series(name, [p["T"] for p in pts], [p["time_s"] * 1000 for p in pts], n, **style), "short": SHORT.get(row, row)})
         mem.append({**series(name, [p["T"] for p in pts], [p["peak_mib"] for p in pts], n, **style), "short": SHORT.get(row, row)})
     x = axis(t(SAVED["x"]), log=2)
-    panels = [panel(t(SAVED["time"]), x, axis(t(SAVED["ms"]), log=10), time, direct_labels=LABEL_ROOM),
-              panel(t(SAVED["memory"]), x, axis(t(SAVED["mib"]), log=10), mem, direct_labels=LABEL_ROOM)]
-    return charts.chart(panels, legend=charts.legend_of(time), columns=2)
+    both = {"time": panel(t(SAVED["time"]), x, axis(t(SAVED["ms"]), log=10), time, direct_labels=LABEL_ROOM),
+            "memory": panel(t(SAVED["memory"]), x, axis(t(SAVED["mib"]), log=10), mem, direct_labels=LABEL_ROOM)}
+    shown = [both[k] for k in SAVED_PANELS if k in panels] or list(both.values())  # (none named: both)
+    return charts.chart(shown, legend=charts.legend_of(time), columns=len(shown))

@@ -12,12 +12,12 @@ from typing import Any
 
 from ..lab.lesson_keys import DEFAULTS
 from ..lab.pronoun import CHAPTER_SENTENCE
-from .lesson_views import SHAPE
+from .lesson_views import COST_PANEL, SHAPE, cost_paths
 
 OWN = {  # a view -> the state keys its lab tab has controls for (the Attention tab's inputs are always handed over)
     "stage": ("head", "stage"), "causality": ("position", "replacement"), "dependency": ("position", "replacement"),
     "transfer": ("mistake",), "failure": ("card",), "interventions": ("mode", "panel"),
-    "sqrt-d": ("panel",), "cost": ("panel",), "trained": ("layer", "head"),
+    "sqrt-d": ("panel",), "cost": ("panel", "paths"), "trained": ("layer", "head"),
 }
 
 
@@ -29,6 +29,10 @@ def handed(view: str, st: dict[str, Any]) -> dict[str, Any]:
         own["sentence"] = st["sentence"] if st["sentence"] != DEFAULTS["sentence"] else CHAPTER_SENTENCE
     if view == "transfer":  # (the step's copy: the Weight transfer tab's first shape)
         own.update(zip(("d_in", "d_out"), SHAPE, strict=True))
+    if view == "cost":  # (the saved benchmark's lines the step drew, and its panel: memory unless it names one)
+        from ..bench.cost import load_saved
+
+        own.update(paths=cost_paths(load_saved() or {}), panel=st.get("panel", COST_PANEL))
     if view == "training":
         own.update(_training(st))
     if view in ("real-chapter", "sink"):

@@ -15,6 +15,8 @@ from ..render import matrix
 
 JOURNEY = ("Your", "journey", "starts", "with", "one", "step")  # the six inputs of the transfer (core.lab.transfer_report)
 SHAPE = (3, 2)  # (d_in, d_out) of the transfer a step shows: the Weight transfer tab's first
+COST_PATHS = ("trace", "multi-head", "sliding-window", "dense-mask-sdpa")  # naive, fused, band: a cost step's lines
+COST_PANEL = 1  # a cost step's panel when it names none: memory, where the square shows
 MESSAGES = {
     "transfer_v2": mark("SelfAttention_v2's output"),
     "transfer_v1": mark("SelfAttention_v1's output, after the copy"),
@@ -84,6 +86,13 @@ def transfer(st: dict[str, Any]) -> tuple[dict[str, Any], str]:
         data["digits"] = 4
     data["boundary"] = False
     return data, r.verdict
+
+
+def cost_paths(saved: dict) -> list[str]:
+    """The lines a cost step draws (core.render.cost_plot.saved_chart): its paths the saved benchmark has."""
+    from ..render.cost_plot import saved_paths
+
+    return [row for row in saved_paths(saved) if row in COST_PATHS]
 
 
 def dimensions(n: int) -> list[str]:

@@ -55,7 +55,6 @@ MESSAGES = {
     "missing": mark("no lesson called {name}; the lessons are {names}"),
     "unknown_view": mark("view {view} is not known; the views are {views}"),
 }
-COST_ROWS = ("trace", "multi-head", "sliding-window", "dense-mask-sdpa")  # naive, fused, band (the Cost tab's table)
 
 
 def places(registry: Any) -> list[tuple[str, str]]:
@@ -288,18 +287,19 @@ def _real(view: str, st: dict[str, Any]) -> Shown:
 
 
 def _cost(st: dict[str, Any]) -> Shown:
-    """The saved long-sequence benchmark's chart; the check reads the naive square against the fused kernel."""
+    """The saved long-sequence benchmark's chart, the step's paths only (the Cost tab draws the same when opened from
+    it, core.serve.lesson_lab); the check reads the naive square against the fused kernel."""
     from ..bench import cost
     from ..render.cost_plot import saved_chart
 
     saved = cost.load_saved() or {"points": []}
-    saved = {**saved, "points": [p for p in saved["points"] if p.get("row") in COST_ROWS]}
-    peak = {(p.get("row"), p.get("T")): p.get("peak_mib") for p in saved["points"]}
+    paths = lesson_views.cost_paths(saved)
+    peak = {(p.get("row"), p.get("T")): p.get("peak_mib") for p in saved["points"] if p.get("row") in paths}
     both = sorted(T for (row, T) in peak if row == "trace" and peak.get(("multi-head", T)) is not None
                   and peak[(row, T)] is not None)
     check = "" if not both else t(MESSAGES["cost"], T=both[-1], naive=f"{peak[('trace', both[-1])]:,.0f}",
                                   fused=f"{peak[('multi-head', both[-1])]:,.0f}")
-    return Shown(_fit(saved_chart(saved), panel=st.get("panel", 1)), check, _lab(st))  # memory: the square
+    return Shown(_fit(saved_chart(saved, paths), panel=st.get("panel", lesson_views.COST_PANEL)), check, _lab(st))
 
 
 def lesson_path(shelf: Shelf, name: str) -> Path:

@@ -63,17 +63,19 @@ class AppContext:
     tab: gr.Tab | None = None  # the gr.Tab being built: tabs fill themselves on .select (lazy start-up)
     warm: list[Callable[[], Any]] = field(default_factory=list)  # what to compute once the app serves, in order
     shown: Any = None  # the trigger that fires when the page first shows the tab being built (load or select)
-    first: list[tuple[Any, list[Any], Callable[[], Any]]] = field(default_factory=list)  # (tab, outputs, fn)
+    first: list[tuple[Any, list[Any], Callable[..., Any]]] = field(default_factory=list)  # (tab, outputs, fn)
+    first_inputs: dict[Callable[..., Any], list[Any]] = field(default_factory=dict)  # fn -> the blocks it reads
     filled: set[Any] = field(default_factory=set)  # blocks an event fills, in the page's language, when the tab shows
 
     def __post_init__(self) -> None:
         if self.lab is None:
             self.lab = AppLab(self.registry)  # a third-party variant's requests run in its plugin's worker
 
-    def first_values(self, outputs: list[Any], fn: Callable[[], Any]) -> None:
-        """fn() -> the values of outputs a tab was built with (computed in English): computed again in the page's
-        language when a page in another language first shows the tab being built."""
+    def first_values(self, outputs: list[Any], fn: Callable[..., Any], inputs: list[Any] = ()) -> None:
+        """fn(*inputs' values) -> the values of outputs a tab was built with (computed in English): computed again in
+        the page's language when a page in another language first shows the tab being built (fn() -> as built)."""
         self.first.append((self.tab, list(outputs), fn))
+        self.first_inputs[fn] = list(inputs)
 
     def filled_on_show(self, *blocks: Any) -> None:
         """Blocks whose first value an event of the tab replaces, in the page's language, when the tab is shown (a
@@ -132,11 +134,12 @@ def _first_values_in_language(ctx: AppContext, langs: dict[gr.Tab, gr.Textbox]) 
     """Each tab's registered first values, computed in the page's language when a page in another language first
     shows the tab (an English page runs nothing: it has them)."""
     for tab, outputs, fn in ctx.first:
-        def first(_, fn=fn, n=len(outputs)):
+        inputs = ctx.first_inputs.get(fn, [])
+        def first(_, *values, fn=fn, n=len(outputs)):
             if i18n.current() == i18n.SOURCE:
                 return tuple(gr.skip() for _ in range(n)) if n > 1 else gr.skip()
-            return fn()
-        langs[tab].change(never_raises(first), langs[tab], outputs, queue=False, api_visibility="private",
+            return fn(*values)
+        langs[tab].change(never_raises(first), [langs[tab], *inputs], outputs, queue=False, api_visibility="private",
                           show_progress="hidden")
 
 

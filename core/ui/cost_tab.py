@@ -5,12 +5,14 @@ from __future__ import annotations
 import gradio as gr
 
 from core.bench import cost
+from core.bench.longseq import LABELS as BENCH_LABELS
 from core.bench.longseq import METHOD
 from core.i18n import mark, t
 from core.lab.tiny import one_thread
-from core.render.cost_plot import live_chart, saved_chart
+from core.render.cost_plot import SAVED, SAVED_PANELS, live_chart, saved_chart, saved_paths
 
-from .common import CPU_GROUP, CPU_LIMIT, export_button, user_errors, view
+from . import lab_open
+from .common import CPU_GROUP, CPU_LIMIT, export_button, never_raises, user_errors, view
 from .i18n import static
 
 TITLE = mark("Cost")
@@ -29,7 +31,11 @@ TEXT = {  # msgids: the page shows each in its own language (core.ui.i18n.static
     "missing": mark("No saved benchmark ships with this copy; run `attention-lab bench --out core/assets`."),
     "saved": mark("Saved benchmark: time and peak memory growth per call"),
     "method": mark("How it was measured: {method}"),
+    "paths": mark("paths shown"),
+    "panels": mark("charts shown"),
+    "both": mark("time and memory"),
 }
+PANEL_LABELS = {"time": SAVED["time"], "memory": SAVED["memory"]}  # a panel's choice: its chart's title
 HEADERS = ["T", mark("naive: scores in memory (MiB, measured)"), mark("windowed: band (MiB)"), mark("naive ms"),
            mark("fused ms"), mark("windowed ms")]
 SAVED_HEADERS = [mark("path"), "T", "ms", mark("peak MiB")]
@@ -56,6 +62,22 @@ def method(saved: dict) -> str:
     return t(TEXT["method"], method=t(METHOD) if said == METHOD else said)
 
 
+def saved_shown(saved: dict, paths: object, panels: object) -> tuple[dict, dict]:
+    """The saved chart and its table with the paths and charts chosen (a value the page could not have sent: read as
+    the nearest it could, unknown paths left out, unknown charts as both)."""
+    known = saved_paths(saved)
+    chosen = [p for p in paths if p in known] if isinstance(paths, list) else known
+    shown = [panels] if panels in SAVED_PANELS else list(SAVED_PANELS)
+    return (saved_chart(saved, chosen, shown),
+            {"headers": headers(SAVED_HEADERS), "data": cost.saved_rows(saved, tuple(chosen))})
+
+
+def step_panel(lab: dict):
+    """The charts a lesson's cost step showed (its `panel`, counted from 0), as the tab's choice."""
+    panel = lab.get("panel")
+    return SAVED_PANELS[panel] if isinstance(panel, int) and 0 <= panel < len(SAVED_PANELS) else gr.skip()
+
+
 def build(ctx) -> None:
     gr.Markdown(static(TEXT["intro"]))
     with gr.Row():
@@ -73,16 +95,31 @@ def build(ctx) -> None:
         gr.Markdown(static(TEXT["missing"]))
         ctx.first_values([table], lambda: {"headers": headers(HEADERS), "data": []})
         return
+    known = saved_paths(saved)
+    with gr.Row():
+        paths = gr.CheckboxGroup([(static(BENCH_LABELS[r]) if r in BENCH_LABELS else r, r) for r in known],
+                                 value=known, label=static(TEXT["paths"]), elem_id="cost-paths", scale=4)
+        panels = gr.Radio([(static(TEXT["both"]), "both"), *((static(PANEL_LABELS[k]), k) for k in SAVED_PANELS)],
+                          value="both", label=static(TEXT["panels"]), elem_id="cost-panels", scale=1, min_width=220)
     saved_view = view(saved_chart(saved), elem_id="cost-saved")
     export_button(saved_view, "cost-saved")
-    rows = cost.saved_rows(saved)
+    rows = cost.saved_rows(saved, tuple(known))
     saved_table = gr.Dataframe(value=rows, headers=headers(SAVED_HEADERS), interactive=False,
                                label=static(TEXT["saved"]))
     how = gr.Markdown(method(saved))
+    # The page's own event (cheap: the saved file, no CPU slot), as the other tabs' choices: it skips the queue
+    @never_raises  # saved_shown reads any value
+    def chosen(shown_paths, shown_panels):
+        return saved_shown(saved, shown_paths, shown_panels)
 
-    def first():
-        """What the tab was built with (in English), in the page's language."""
-        return ({"headers": headers(HEADERS), "data": []}, saved_chart(saved),
-                {"headers": headers(SAVED_HEADERS), "data": rows}, method(saved))
+    gr.on([paths.change, panels.change], chosen, [paths, panels], [saved_view, saved_table], queue=False,
+          api_visibility="private", show_progress="hidden")
+    # a lesson's cost step: the lines it drew and its chart (core.serve.lesson_lab)
+    lab_open.takes(ctx, "cost_tab", {paths: "paths", panels: step_panel})
 
-    ctx.first_values([table, saved_view, saved_table, how], first)
+    def first(_paths=None, _panels=None):
+        """What the tab was built with (in English), in the page's language, with the paths and charts the page
+        holds (Open in the lab may have set them before the tab is first shown)."""
+        return ({"headers": headers(HEADERS), "data": []}, *saved_shown(saved, _paths, _panels), method(saved))
+
+    ctx.first_values([table, saved_view, saved_table, how], first, inputs=[paths, panels])
