@@ -228,8 +228,8 @@ def test_the_sqrt_d_step_draws_the_spread_of_8_at_d_64_as_torch_measures_it(shel
     shown = lessons.shown(lab, step)
     assert len(shown.view["panels"]) == 1
     line, scaled = shown.view["panels"][0]["series"][:2]
-    drawn = dict(zip(line["x"], line["y"]))[64.0]
-    assert dict(zip(scaled["x"], scaled["y"]))[64.0] == pytest.approx(1, abs=0.1)  # "back to 1"
+    drawn = dict(zip(line["x"], line["y"], strict=True))[64.0]
+    assert dict(zip(scaled["x"], scaled["y"], strict=True))[64.0] == pytest.approx(1, abs=0.1)  # "back to 1"
     g = torch.Generator().manual_seed(1234)  # (not the view's seed: an independent sample)
     q, k = torch.randn(20000, 64, generator=g), torch.randn(20000, 64, generator=g)
     reference = float(torch.std((q * k).sum(-1)))

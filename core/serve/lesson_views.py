@@ -156,4 +156,5 @@ def counts(lab: Any, args: tuple) -> dict[str, Any]:
         texts = [t(MESSAGES["cache_one"], heads=heads, value="{value}"),
                  t(MESSAGES["cache_this"], kv=run.trace.k.shape[1], value="{value}")]
         title = t(MESSAGES["cache"])
-    return {"title": title, "items": [{"text": text, "value": int(v)} for text, v in zip(texts, found) if v is not None]}
+    items = [{"text": text, "value": int(v)} for text, v in zip(texts, found, strict=True) if v is not None]
+    return {"title": title, "items": items}

@@ -23,7 +23,7 @@ from ..lab.lesson_format import STAGES
 from ..lab.lesson_shelf import Shelf
 from ..lab.lesson_values import Known
 from ..lab.pronoun import CHAPTER_SENTENCE
-from ..render import lab_charts, matrix
+from ..render import matrix
 from ..render.lesson_html import step_html
 from ..render.tokens import markdown_text
 from . import chapter, lesson_checks, lesson_images, lesson_lab, lesson_training, lesson_views, views
