@@ -131,8 +131,10 @@ def test_no_event_can_answer_with_an_http_500(demo):
 def test_an_unqueued_event_answers_a_value_it_cannot_use_with_its_sentence(app_url, demo):
     import httpx
 
-    draw = next(i for i, fn in demo.fns.items() if not fn.queue and getattr(fn.fn, "__name__", "") == "draw")
+    draw, fn = next((i, fn) for i, fn in demo.fns.items() if not fn.queue and getattr(fn.fn, "__name__", "") == "draw"
+                    and fn.inputs[0].elem_id == "sentence")  # (the Attention tab's: its inputs, then the variants' own)
     data = ["a b", "multi-head", True, True, 3, 16, 0, "{}"]  # n_heads=3 does not divide d_model=16
+    data += [block.value for block in fn.inputs[len(data):]]  # (the variants' own controls: as the page holds them)
     r = httpx.post(app_url + "gradio_api/run/predict", json={"data": data, "fn_index": draw, "session_hash": "t500"},
                    timeout=60)
     assert r.status_code == 200, r.text[:300]

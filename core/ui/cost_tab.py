@@ -113,7 +113,8 @@ def build(ctx) -> None:
         return saved_shown(saved, shown_paths, shown_panels)
 
     gr.on([paths.change, panels.change], chosen, [paths, panels], [saved_view, saved_table], queue=False,
-          api_visibility="private", show_progress="hidden")
+          api_visibility="private", show_progress="hidden",
+          trigger_mode="always_last")  # (both set at once by Open in the lab: the last run reads both)
     # a lesson's cost step: the lines it drew and its chart (core.serve.lesson_lab)
     lab_open.takes(ctx, "cost_tab", {paths: "paths", panels: step_panel})
 
