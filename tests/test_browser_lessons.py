@@ -116,8 +116,15 @@ def shows(page, lab, step) -> None:
         shown = lessons.shown(lab, step)  # as the Lesson tab shows it: its expectations measured under the check
         own = lessons.show(lab, step.view, lessons.state(step)).check  # the view's own check, before them
     if shown.view is not None:
-        page.wait_for_function("s => { const r = document.querySelector('#lesson-view .al-root'); "
-                               "return r && r.dataset.stamp === s; }", arg=matrix.drawn_stamp(shown.view))
+        want = matrix.drawn_stamp(shown.view)
+        try:
+            page.wait_for_function("s => { const r = document.querySelector('#lesson-view .al-root'); "
+                                   "return r && r.dataset.stamp === s; }", arg=want)
+        except Exception:  # noqa: BLE001 - said as what the page drew instead (an intermittent miss, ci12)
+            drew = page.evaluate("() => { const r = document.querySelector('#lesson-view .al-root'); return r ? "
+                                 "[r.dataset.stamp, r.childElementCount, document.querySelector('#lesson').dataset.step] "
+                                 ": null; }")
+            raise AssertionError(f"{step.title}: the page drew {drew}, the step is {want}") from None
     if shown.view is not None and "highlight" in shown.view:
         lit = page.locator("#lesson-view .al-y .al-label.al-on").first.inner_text()
         assert lit.split(" ")[0] == str(shown.view["highlight"]), (step.title, lit)
