@@ -114,7 +114,7 @@ def test_one_thread_restores_the_thread_count_when_callers_overlap():
 
     import torch
 
-    from core.lab.tiny import one_thread
+    from core.lab.threads import one_thread
 
     def seen_by_new_thread() -> int:  # torch's default for threads started later (the server's pool)
         box = []

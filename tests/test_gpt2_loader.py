@@ -9,7 +9,7 @@ import pytest
 import torch
 
 from core.config import ConfigError
-from core.lab.tiny import one_thread
+from core.lab.threads import one_thread
 from core.model import GPT, load_gpt2
 
 os.environ.setdefault("HF_HUB_OFFLINE", "1")  # the folder is made here; nothing may reach for the Hub

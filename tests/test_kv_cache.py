@@ -12,7 +12,7 @@ from torch import nn
 from core import AttentionModule, ConfigError, Variant, hookimpl, load_registry
 from core.fast_paths import KVCache
 from core.gpt.decode import Decoder
-from core.lab.tiny import one_thread
+from core.lab.threads import one_thread
 from core.model import GPT, GPTConfig, load_tiny
 
 

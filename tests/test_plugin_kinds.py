@@ -6,7 +6,7 @@ import pytest
 import torch
 
 from core import AttentionConfig, ConfigError, load_registry
-from core.lab.tiny import one_thread
+from core.lab.threads import one_thread
 from core.model import GPT
 from core.probes import check_variant
 from core.seeding import seeded_init

@@ -11,7 +11,7 @@ import torch
 from core.config import ConfigError
 from core.corpus import Tokenizer
 from core.lab import predict
-from core.lab.tiny import one_thread
+from core.lab.threads import one_thread
 from core.model import GPT, GPTConfig, load_tiny
 
 SENTENCE = "the fox that the child saw was hungry , so the fox"

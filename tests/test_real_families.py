@@ -15,7 +15,7 @@ from core.gpt.lab_attention import Switches, attention_modules, lab_forward
 from core.gpt.pretrained import Architecture
 from core.lab.broken_model import Breakage, intact_and_broken
 from core.lab.real_steps import causality
-from core.lab.tiny import one_thread
+from core.lab.threads import one_thread
 from core.model import architecture, load_pretrained
 from tests.real_families import FAMILIES, WINDOW, save
 

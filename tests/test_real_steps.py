@@ -10,7 +10,7 @@ from core.config import ConfigError
 from core.gpt.lab_attention import attention_modules
 from core.lab.broken_model import Breakage
 from core.lab.real_steps import FIELDS, layer_steps, replacement
-from core.lab.tiny import one_thread
+from core.lab.threads import one_thread
 from core.model import architecture, load_pretrained
 from tests.real_families import FAMILIES, save
 

@@ -91,3 +91,25 @@ def test_unqueued_attention_views_compute_two_at_a_time(lab, monkeypatch):
     assert most[0] == slots.SLOTS == 2 and calls[0] == 6
     views.attention(lab, "slot test 0")  # cached: takes no slot and computes nothing
     assert calls[0] == 6
+
+
+def test_a_view_draws_the_same_floats_whatever_else_the_server_runs():
+    """torch rounds a matrix product differently on one thread than on two, and another request (a real model, the
+    Cost tab) lowers the process's count while it runs: a view computed beside it must still be the same view, down
+    to the stamp the page marks its drawing with (ci12's lesson walk met a twin of its step drawn beside a request)."""
+    import torch
+
+    from core.render import matrix
+
+    before = torch.get_num_threads()
+    drawn = []
+    try:
+        for n in (2, 1):
+            torch.set_num_threads(n)  # (what the process has when the view's request arrives)
+            lab = Lab(load_registry(entry_points=False))  # (a new lab: nothing cached)
+            a = views.attention(lab, "The cat sat on the mat because it was tired")
+            c = views.causality(lab, "The cat sat on the mat because it was tired", 9, "happy")
+            drawn.append((matrix.drawn_stamp(a.heatmaps), c.bars["stamp"], c.dependency["stamp"]))
+    finally:
+        torch.set_num_threads(before)
+    assert drawn[0] == drawn[1]

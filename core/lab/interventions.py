@@ -20,7 +20,8 @@ import torch
 
 from core.corpus import Tokenizer
 from core.i18n import t
-from core.lab.tiny import one_thread, tiny
+from core.lab.threads import one_thread
+from core.lab.tiny import tiny
 from core.lab.trained_view import HeadRole, reference_roles
 from core.model import GPT
 

@@ -127,7 +127,8 @@ def heldout_sentences(n: int = HELDOUT_SENTENCES, seed: int = HELDOUT_SEED) -> l
 @lru_cache(maxsize=1)
 def shipped_report() -> PronounReport:
     """The shipped tiny model's numbers, computed once per process."""
-    from core.lab.tiny import one_thread, tiny
+    from core.lab.threads import one_thread
+    from core.lab.tiny import tiny
 
     model, tokenizer = tiny()
     with one_thread():

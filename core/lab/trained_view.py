@@ -23,7 +23,8 @@ from ..i18n import mark, t
 from ..model import tiny_config
 from ..text import segment
 from .text import MAX_CHARS, sentences, text_field
-from .tiny import one_thread, tiny
+from .threads import one_thread
+from .tiny import tiny
 
 REFERENCE_SEED, REFERENCE_SENTENCES = 777, 600  # held-out text: a seed and pronoun shapes never used in training
 EXAMPLES = (  # sentences the tiny model knows every word of; the first is the chapter's, exactly (8 words)

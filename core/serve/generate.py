@@ -17,7 +17,7 @@ from ..lab import predict
 from ..lab.cache_rows import cache_rows
 from ..lab.session import switch
 from ..lab.text import text_field
-from ..lab.tiny import one_thread
+from ..lab.threads import one_thread
 from ..render import generate_views
 from . import slots
 from .cache_cost import CACHE_T, DECODE_SAVED, MAX_WINDOW, CacheTable, DecodeBench, cache_table, decode_bench

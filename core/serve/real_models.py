@@ -22,7 +22,8 @@ from ..config import ConfigError, choices_text, named
 from ..gpt import hub
 from ..gpt.pretrained import Architecture, architecture, family_of, from_lab_gpt, load
 from ..i18n import mark, t
-from ..lab.tiny import one_thread, tiny
+from ..lab.threads import one_thread
+from ..lab.tiny import tiny
 from .generate_inputs import MAX_TOKENS, token_ids
 from .slots import CPU
 

@@ -15,6 +15,7 @@ import threading
 from collections.abc import Callable, Iterator
 from contextlib import AbstractContextManager, contextmanager
 
+from core.lab import threads
 from core.proc import CORES
 
 SLOTS = CORES
@@ -22,7 +23,11 @@ Lender = Callable[[], AbstractContextManager]
 
 
 class Slots:
-    """`with CPU:` takes a slot for work outside the queue; `with CPU.released():` lends whichever slot the caller holds."""
+    """`with CPU:` takes a slot for work outside the queue; `with CPU.released():` lends whichever slot the caller holds.
+
+    A slot is one core: its work runs on one thread (core.lab.threads), so a view's floats, and the stamp the page
+    marks its drawing with, are the same whether or not another request runs beside it (torch's kernels round
+    differently on one thread than on two: ci12's lesson walk drew such a twin of its step)."""
 
     def __init__(self, size: int = SLOTS) -> None:
         self._free = threading.BoundedSemaphore(size)
@@ -34,9 +39,11 @@ class Slots:
     def __enter__(self) -> Slots:
         self._free.acquire()
         self._held.n = getattr(self._held, "n", 0) + 1
+        threads.hold()
         return self
 
     def __exit__(self, *exc: object) -> None:
+        threads.release()
         self._held.n -= 1
         self._free.release()
 

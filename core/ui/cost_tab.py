@@ -8,7 +8,7 @@ from core.bench import cost
 from core.bench.longseq import LABELS as BENCH_LABELS
 from core.bench.longseq import METHOD
 from core.i18n import mark, t
-from core.lab.tiny import one_thread
+from core.lab.threads import one_thread
 from core.render.cost_plot import SAVED, SAVED_PANELS, live_chart, saved_chart, saved_paths
 
 from . import lab_open
