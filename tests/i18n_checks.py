@@ -23,6 +23,7 @@ KEEP: set[str] = {  # names kept as themselves in every language
     "slope", "BLOOM", "MPT", "Katharopoulos", "RNN",  # the example plugins' option, models and paper
     "Hugging", "Face", "Hub", "HF_HUB_OFFLINE", "preload_from_hub", "README.md", "Space",  # where GPT-2 comes from
     "ablate",  # the /model_attention parameter
+    "dropout",  # as the chapters write it (v1-v2.zh-CN.md: 权重上的 dropout)
 }
 
 KEEP |= {"exp", "dtype", "meta", "cpu", "nan",  # torch's own words in the spot-the-bug cards

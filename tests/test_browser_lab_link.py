@@ -390,9 +390,11 @@ def mask_lab(page, st, shown):
     drawn_as(page, "#attention-mask", shown)
 
 
-def dropout_lab(page, st, shown):  # the Attention tab: the weights before dropout, the step's left map
-    field(page, "#sentence textarea", st["sentence"])
-    lab_stamp(page, "#attention-heatmaps")
+def dropout_lab(page, st, shown):  # Masking & scaling: the same pair, evaluation beside training, at the step's p
+    field(page, "#masking-sentence textarea", st["sentence"])
+    checked(page, "masking-p", str(st["dropout"]))
+    drawn_as(page, "#masking-dropout", shown)
+    in_sight(page, "#masking-p")
 
 
 def trained_lab(page, st, shown):
@@ -492,7 +494,7 @@ WALK = [
     ("chapter", 19, "Real model", real_lab), ("chapter", 20, "Real model", real_lab),
     ("v1-v2", 2, "Weight transfer", transfer_lab), ("v1-v2", 5, "Masking & scaling",
                                                     lambda p, st, s: masking_lab(p, st, s, "#masking-three")),
-    ("v1-v2", 7, "Attention", dropout_lab),
+    ("v1-v2", 7, "Masking & scaling", dropout_lab),
     ("by-hand", 7, "Causality", dependency_lab), ("by-hand", 11, "Attention", mask_lab), ("by-hand", 13, "Cost", cost_lab),
 ]
 

@@ -179,7 +179,8 @@ def test_masking_at_35_tokens_is_whole(shown):
     settle(page)
     assert page.evaluate(CUT) == []
     # the labels a 35-token matrix keeps do not run into each other, down the rows or along the columns
-    for labels in ("#masking-three .al-y .al-label:not(.al-thin)", "#masking-three [data-head='0'] .al-x .al-label:not(.al-thin)"):
+    for labels in ("#masking-three .al-y .al-label:not(.al-thin)", "#masking-three [data-head='0'] .al-x .al-label:not(.al-thin)",
+                   "#masking-dropout .al-y .al-label:not(.al-thin)"):  # (and the dropout pair under them)
         assert page.locator(labels).count() >= 10 and overlapping(page, labels) == [], labels
     page.locator("#masking-sentence textarea").fill("The cat sat on the mat")
 

@@ -43,6 +43,8 @@ def tab_stamp(lab, view: str, st: dict) -> str | None:
     if view in ("three-ways", "sqrt-d"):
         v = views.masking(lab, st["sentence"], st["seed"])
         return (v.three if view == "three-ways" else v.sqrt_d)["stamp"]
+    if view == "dropout":
+        return views.dropout(lab, st["sentence"], st["dropout"], st["seed"])[0]["stamp"]
     if view == "failure":
         return next(c for c in chapter.cards() if c.key == st["card"]).weights["stamp"]
     if view == "interventions":
@@ -97,7 +99,7 @@ def test_the_lab_tab_draws_the_numbers_the_step_drew(shelf, lab):
             assert np.allclose(ours, matrix.unpacked(lab_stage(lab, seen.lab)["heads"][0]["values"]), atol=1e-6)
             compared.add("context")
     assert compared == {"heatmaps", "mask", "stage", "context", "causality", "dependency", "three-ways", "sqrt-d",
-                        "failure", "interventions"}
+                        "failure", "interventions", "dropout"}
 
 
 def test_the_transfer_tab_copies_as_the_step_copied(shelf, lab):

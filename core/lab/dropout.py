@@ -8,6 +8,8 @@ import numpy as np
 import torch
 import torch.nn.functional as F
 
+from .threads import GLOBAL_RNG
+
 
 @dataclass(frozen=True)
 class Dropped:
@@ -22,7 +24,7 @@ class Dropped:
 def dropped(weights: np.ndarray, p: float, seed: int) -> Dropped:
     """F.dropout(weights, p, training=True) under its own seed (the global RNG is left as it was)."""
     w = torch.as_tensor(np.asarray(weights, dtype=np.float32))  # (T, T)
-    with torch.random.fork_rng(devices=[]):
+    with GLOBAL_RNG, torch.random.fork_rng(devices=[]):  # (F.dropout takes no generator)
         torch.manual_seed(seed)
         out = F.dropout(w, p=p, training=True)  # (T, T)
     had = w > 0

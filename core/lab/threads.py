@@ -1,5 +1,6 @@
-"""The one-thread rule small models run under: faster on shared cores, and the same floats whatever else the server
-is doing (torch's matrix kernels round differently on one thread than on two)."""
+"""What threads of one process share in torch: its thread count (small models run on one thread: faster on shared
+cores, and the same floats whatever else the server is doing, since torch's matrix kernels round differently on one
+thread than on two) and its global random generator (one seeded draw at a time)."""
 
 from __future__ import annotations
 
@@ -9,6 +10,7 @@ from contextlib import contextmanager
 
 import torch
 
+GLOBAL_RNG = threading.Lock()  # torch.manual_seed then a draw (F.dropout, the classic classes' __init__): one at a time
 _threads_lock = threading.Lock()
 _threads_users = 0  # how many callers hold one thread right now (the app serves several at once)
 _threads_saved = 1

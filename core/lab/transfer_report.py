@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import threading
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -16,6 +15,7 @@ from ..registry import Registry
 from ..seeding import seeded_init
 from ..transfer import MISTAKES, compare, fused_to_multihead_attention, transfer_stacked_to_fused, transfer_v2_to_v1
 from .session import rounded, seed_value
+from .threads import GLOBAL_RNG
 
 # "Your journey starts with one step", 3-d embeddings as printed in the classic text (6, 3).
 JOURNEY = (
@@ -24,7 +24,6 @@ JOURNEY = (
 )
 MAX_DIM = 64
 ATOL = 1e-5  # float32: a few ulps of outputs of order 1, whatever the CPU's vector unit
-_GLOBAL_RNG = threading.Lock()  # the classic classes draw from torch's global RNG: one builder at a time
 
 
 def classic_classes() -> tuple[type[nn.Module], type[nn.Module]]:
@@ -81,7 +80,7 @@ def v2_to_v1(seed: int = 123, d_in: int = 3, d_out: int = 2, mistake: str = "non
         raise ConfigError(t("mistake={mistake} is not known; choose {known}", mistake=repr(mistake),
                             known=", ".join(MISTAKES)))
     v1_cls, v2_cls = classic_classes()
-    with _GLOBAL_RNG, torch.random.fork_rng(devices=[]):
+    with GLOBAL_RNG, torch.random.fork_rng(devices=[]):  # (the classic classes draw from it)
         torch.manual_seed(seed)
         v2, v1 = v2_cls(d_in, d_out), v1_cls(d_in, d_out)
     shapes = [["SelfAttention_v2", f"{n}.weight", "nn.Linear (d_out, d_in)", str(tuple(getattr(v2, n).weight.shape))]

@@ -17,7 +17,7 @@ from .lesson_views import COST_PANEL, SHAPE, cost_paths
 OWN = {  # a view -> the state keys its lab tab has controls for (the Attention tab's inputs are always handed over)
     "stage": ("head", "stage"), "causality": ("position", "replacement"), "dependency": ("position", "replacement"),
     "transfer": ("mistake",), "failure": ("card",), "interventions": ("mode", "panel"),
-    "sqrt-d": ("panel",), "cost": ("panel", "paths"), "trained": ("layer", "head"),
+    "sqrt-d": ("panel",), "cost": ("panel", "paths"), "trained": ("layer", "head"), "dropout": ("dropout",),
 }
 
 

@@ -43,7 +43,7 @@ LAB_TABS = {  # the lab tab a step continues in (core.ui module names)
     "heatmaps": "attention_tab", "mask": "attention_tab", "trained": "attention_tab", "stage": "step_tab",
     "causality": "causality_tab", "dependency": "causality_tab", "three-ways": "masking_tab",
     "sqrt-d": "masking_tab", "transfer": "transfer_tab", "failure": "chapter_tab", "interventions": "chapter_tab",
-    "cost": "cost_tab", "dropout": "attention_tab", "training": "experiments_tab",
+    "cost": "cost_tab", "dropout": "masking_tab", "training": "experiments_tab",
     "real-chapter": "real_model_tab", "sink": "real_model_tab",
 }
 MESSAGES = {

@@ -18,6 +18,7 @@ from ..config import whole, whole_in
 from ..i18n import current, lookup, mark, t
 from ..lab import steps
 from ..lab.causality import replacement_word
+from ..lab.lesson_keys import DROPOUT as DROPOUT_RATES
 from ..lab.masking import sqrt_d_experiment, three_ways
 from ..lab.page_softmax import page_softmax
 from ..lab.session import (
@@ -246,6 +247,18 @@ def _masking(lab: Lab, req: Request) -> MaskingView:
 def masking(lab: Lab, sentence, seed=0) -> MaskingView:
     """The three masking ways on head 0 of the sentence (multi-head, unmasked scores), and the sqrt(d) plot."""
     return served(_masking_view(lab, make_request(sentence, "multi-head", True, True, 2, 16, seed, "{}"), current()))
+
+
+def dropout(lab: Lab, sentence, p=0.5, seed=0) -> tuple[dict[str, Any], str]:
+    """Head 0 of the Masking tab's layer (multi-head, d_model 16, 2 heads) beside the same weights after one training
+    step's dropout at rate p (core.serve.lesson_views.dropout: the lesson's dropout step draws the same), and its
+    check line."""
+    from .lesson_views import dropout as beside
+
+    rate = p if p in DROPOUT_RATES else DROPOUT_RATES[-1]  # (a rate no control offers: the classic 0.5)
+    data, check = beside(attention(lab, sentence, "multi-head", True, True, 2, 16, seed, "{}"),
+                         {"head": 0, "dropout": rate, "seed": whole("seed", seed)})
+    return remember(data), check
 
 
 def model_chart(payload: dict[str, Any]) -> dict[str, Any]:

@@ -25,6 +25,7 @@ SIGHT = {
     "three-ways": {"show": "#masking-three"}, "sqrt-d": {"show": "#masking-sqrt-d"},
     "failure": {"show": "#card-{card}"}, "interventions": {"show": "#interventions-chart"},
     "cost": {"show": "#cost-paths"},  # (its lines and chart chosen, above the chart they draw)
+    "dropout": {"show": "#masking-p"},  # (its rate, above the pair it draws)
     "training": {"click": "#experiments-{experiment}-button", "press": "#{experiment}-go", "show": "#{experiment}-plot"},
 }
 STAGE_CARDS = {"K": "Q", "V": "Q"}  # the step shows Q, K and V together: their first card, Q's, in sight

@@ -5,6 +5,7 @@ from __future__ import annotations
 import gradio as gr
 
 from core.i18n import mark
+from core.lab.lesson_keys import DEFAULTS, DROPOUT
 from core.serve import views
 
 from . import endpoints, lab_open
@@ -13,6 +14,11 @@ from .i18n import static
 
 TITLE = mark("Masking & scaling")
 SENTENCE = "The cat sat on the mat"
+TEXT = {
+    "dropout": mark("### Dropout on the weights: evaluation beside one training step"),
+    "p": mark("dropout rate p"),
+    "dropout_check": mark("What dropout did"),
+}
 
 
 def build(ctx) -> None:
@@ -28,17 +34,27 @@ def build(ctx) -> None:
     sqrt_d = view(None, elem_id="masking-sqrt-d")
     sqrt_summary = gr.Textbox(label=static("What the curves show"), interactive=False)
     export_button(sqrt_d, "masking-sqrt-d")
+    gr.Markdown(static(TEXT["dropout"]))
+    p = gr.Radio(list(DROPOUT), value=DEFAULTS["dropout"], label=static(TEXT["p"]), elem_id="masking-p")
+    dropped = view(None, elem_id="masking-dropout")  # head 0: evaluation | training (the v1-v2 lesson's step)
+    dropped_check = gr.Textbox(label=static(TEXT["dropout_check"]), interactive=False, elem_id="masking-dropout-check")
+    export_button(dropped, "masking-dropout")
 
     @user_errors
     def masking(sentence, seed=0):
         v = views.masking(ctx.lab, sentence, seed)
         return v.three, v.three_summary, v.sqrt_d, v.sqrt_d_summary
 
+    def page(sentence, seed=0, rate=DEFAULTS["dropout"]):
+        """The page's view: the three ways and √d (the /masking endpoint's), then dropout at the chosen rate."""
+        return (*masking(sentence, seed), *views.dropout(ctx.lab, sentence, rate, seed))
+
     ctx.warm.append(lambda: masking(sentence.value, seed.value))
     inputs, outputs = [sentence, seed], [three, three_summary, sqrt_d, sqrt_summary]
-    lab_open.takes(ctx, "masking_tab", {sentence: "sentence", seed: "seed"})
+    lab_open.takes(ctx, "masking_tab", {sentence: "sentence", seed: "seed", p: "dropout"})
     endpoints.publish(masking, "masking", inputs, outputs, concurrency_id=CPU_GROUP, concurrency_limit=CPU_LIMIT)
     # the page's own events skip the queue (docs/app.md: a finished queued event costs every later one)
-    gr.on([ctx.tab.select, sentence.change, seed.change], user_errors(masking, unqueued=len(outputs)), inputs,
-          [*outputs, problem], queue=False, api_visibility="private", trigger_mode="always_last",
+    shown = [*outputs, dropped, dropped_check]
+    gr.on([ctx.tab.select, sentence.change, seed.change, p.change], user_errors(page, unqueued=len(shown)),
+          [*inputs, p], [*shown, problem], queue=False, api_visibility="private", trigger_mode="always_last",
           show_progress="hidden")
