@@ -371,7 +371,12 @@ def in_sight(page, selector: str) -> None:
 
 
 def field(page, selector: str, value: str) -> None:
-    page.wait_for_function("([sel, v]) => (document.querySelector(sel) || {}).value === v", arg=[selector, value])
+    try:
+        page.wait_for_function("([sel, v]) => (document.querySelector(sel) || {}).value === v", arg=[selector, value])
+    except Exception:  # noqa: BLE001 - said as what the control holds instead (ci13: a Causality position, once)
+        held = page.evaluate("sel => { const e = document.querySelector(sel); return e ? [e.value, e.max] : null; }",
+                             selector)
+        raise AssertionError(f"{selector} holds {held} (value, max), the step handed {value!r}") from None
 
 
 def checked(page, elem_id: str, value: str) -> None:

@@ -47,9 +47,10 @@ def build(ctx) -> None:
 
     @never_raises  # position_range answers any value
     def positions(sentence, position):
-        """The slider ranges over the sentence's tokens; a position past the end moves to the last token."""
+        """The slider ranges over the sentence's tokens; a position past the end moves to the last token. A position
+        within it is left as the page holds it: this event may have read it before Open in the lab set the step's."""
         last, value = views.position_range(sentence, position)
-        return gr.update(maximum=last, value=value)
+        return gr.update(maximum=last, value=value) if value != position else gr.update(maximum=last)
 
     inputs, outputs = [sentence, position, replacement, causal, variant], [bars, dependency, summary, payload]
     lab_open.takes(ctx, "causality_tab", dict(zip(inputs, ["sentence", "position", "replacement", "causal", "variant"],
