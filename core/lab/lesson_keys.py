@@ -117,8 +117,9 @@ VIEWS: dict[str, View] = {
     "failure": View("a spot-the-bug card: the wrong line's weights beside the fix's", ("card",)),
     "interventions": View("each trained head's weight on its pattern (panel 0), what removing it costs on held-out "
                           "text (1) and on the word after 它 可能 (2)", ("sentence", "mode", "panel"), ("mode",), panels=3),
-    "dropout": View("one head's weights before and after dropout in training mode: links zeroed, the rest scaled "
-                    "by 1/(1-p)", (*RANDOM, "head", "dropout")),
+    "dropout": View("head 0's weights before and after dropout in training mode, links zeroed, the rest scaled by "
+                    "1/(1-p), on the Masking tab's layer (multi-head, d_model 16, 2 heads: the pair it draws)",
+                    ("sentence", "seed", "dropout")),
     "training": View("the class's training run (the Experiments tab), finished or so far: training and honest loss "
                      "with and without the mask (mask, one panel), or the largest weight (panel 0), entropy (1), "
                      "gradient (2), training loss (3) with and without √d (scale)", ("experiment", "panel"),

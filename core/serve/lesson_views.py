@@ -44,7 +44,7 @@ MESSAGES = {
 
 def dropout(v: Any, st: dict[str, Any]) -> tuple[dict[str, Any], str]:
     """One head's weights beside the same weights after training-mode dropout (core.lab.dropout), on one scale.
-    v: the Attention tab's view of the step's settings."""
+    v: the Attention view of the layer it shows (core.serve.views.dropout's)."""
     from ..lab.dropout import dropped
 
     h = min(st["head"], len(v.payload["weights"]) - 1)

@@ -249,8 +249,8 @@ def _show(lab: Any, view: str, frozen: str, language: str) -> Shown:
         return Shown(_fit(v.chart, panel=st.get("panel", 0)), v.headline, _lab(st))
     if view == "cost":
         return _cost(st)
-    if view == "dropout":
-        data, check = lesson_views.dropout(views.attention(lab, *args), st)
+    if view == "dropout":  # the Masking tab's pair, by its own function: Open in the lab draws the same numbers
+        data, check = views.dropout(lab, st["sentence"], st["dropout"], st["seed"])
         return Shown(_fit(data), check, _lab(st))
     raise ConfigError(t(MESSAGES["unknown_view"], view=repr(view), views=", ".join(lesson_format.VIEWS)))
 

@@ -251,8 +251,7 @@ def masking(lab: Lab, sentence, seed=0) -> MaskingView:
 
 def dropout(lab: Lab, sentence, p=0.5, seed=0) -> tuple[dict[str, Any], str]:
     """Head 0 of the Masking tab's layer (multi-head, d_model 16, 2 heads) beside the same weights after one training
-    step's dropout at rate p (core.serve.lesson_views.dropout: the lesson's dropout step draws the same), and its
-    check line."""
+    step's dropout at rate p, and its check line: the Masking tab's pair and a lesson's dropout step, one function."""
     from .lesson_views import dropout as beside
 
     rate = p if p in DROPOUT_RATES else DROPOUT_RATES[-1]  # (a rate no control offers: the classic 0.5)
