@@ -207,8 +207,8 @@ def test_a_worker_answers_call_after_call_from_one_process(worker):
 ])
 def test_whatever_a_call_does_the_next_call_gets_a_working_process(worker, fn, args, kind):
     before = worker.call(os.getpid)
-    with pytest.raises(SandboxError) as err:
-        worker.call(fn, *args, timeout=1)
+    with pytest.raises(SandboxError) as err:  # (1 s for the calls that must time out; the others get room to say
+        worker.call(fn, *args, timeout=1 if kind == "timeout" else 20)  # what they did on a busy machine: ci14)
     assert err.value.kind == kind
     after = worker.call(os.getpid)
     assert after != before and worker.started == 2  # a fresh child: the spoiled one is gone
