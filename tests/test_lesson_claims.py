@@ -130,6 +130,34 @@ def test_the_steps_about_several_maps_draw_them_side_by_side(shelf, lab):
                 assert view["min_columns"] == min(len(view["heads"]), 4)
 
 
+@pytest.mark.parametrize("language", ["en", "zh-CN"])
+def test_a_charts_legend_names_only_lines_its_step_draws(shelf, lab, language):
+    """A step showing one panel of a chart (the √d steps) lists no line of the panels it leaves out: no "uniform
+    row" under the largest weight or the spread, no "√d" under the largest weight; every line it draws is listed."""
+    from core import i18n
+    from core.serve import lessons
+
+    charts = 0
+    for name in LESSONS:
+        for step in shelf.get(name, language).steps:
+            with i18n.speaking(language):
+                view = lessons.shown(lab, step).view
+            if not view or view.get("kind") != "chart" or not view.get("legend"):
+                continue
+            if any(p.get("type") != "line" for p in view["panels"]):  # (bars: the legend names a bar's colour)
+                continue
+            charts += 1
+            lines = [s for p in view["panels"] for s in p.get("series", ())]
+            drawn = {s["name"] for s in lines} | {h["name"] for p in view["panels"] for h in p.get("hlines", ())}
+            styles = {(s["color"], s["dash"]) for s in lines}
+            for item in view["legend"]:  # (an entry names a line, or draws its colour and dash)
+                assert item["text"] in drawn or (item.get("color"), item.get("dash", False)) in styles, (step.title, item)
+            listed = {it["text"] for it in view["legend"]} | {(it.get("color"), it.get("dash", False)) for it in view["legend"]}
+            for s in lines:
+                assert s["name"] in listed or (s["color"], s["dash"]) in listed, (step.title, s["name"])
+    assert charts >= 5  # the √d steps (chapter 4, by-hand 8 and 9), cost and training
+
+
 def test_queries_keys_and_values_are_drawn_together_with_axis_titles_that_name_them(shelf, lab):
     from core import i18n
     from core.serve import lessons

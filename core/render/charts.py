@@ -83,6 +83,25 @@ def chart(panels: list[dict], legend: list[dict] | None = None, columns: int = 1
     return data
 
 
+def legend_for(legend: list[dict], shown: list[dict], every: list[dict]) -> list[dict]:
+    """The legend of some of a chart's panels (a lesson's step shows the one that proves its claim): an entry that
+    names or draws a line only of panels not shown is left out; an entry of no panel's line stays."""
+    def drawn(panels: list[dict]) -> set:
+        out: set = set()
+        for p in panels:
+            for s in p.get("series", ()):
+                out |= {("text", s.get("name")), ("line", s.get("color"), s.get("dash"))}
+            out |= {("text", h.get("name")) for h in p.get("hlines", ())}
+        return out
+
+    def said(item: dict) -> set:
+        keys = {("text", item.get("text"))}
+        return keys | ({("line", item["color"], item.get("dash", False))} if "color" in item else set())
+
+    here, anywhere = drawn(shown), drawn(every)
+    return [item for item in legend if said(item) & here or not said(item) & anywhere]
+
+
 def legend_of(lines: list[dict]) -> list[dict]:
     """One legend entry per distinct (name, colour, dash), in order."""
     seen, out = set(), []

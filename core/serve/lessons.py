@@ -23,7 +23,7 @@ from ..lab.lesson_format import STAGES
 from ..lab.lesson_shelf import Shelf
 from ..lab.lesson_values import Known
 from ..lab.pronoun import CHAPTER_SENTENCE
-from ..render import matrix
+from ..render import charts, matrix
 from ..render.lesson_html import step_html
 from ..render.tokens import markdown_text
 from . import chapter, lesson_checks, lesson_images, lesson_lab, lesson_training, lesson_views, views
@@ -155,7 +155,9 @@ def _fit(data: dict[str, Any], panel: int | None = None, **extra: Any) -> dict[s
         if panel is not None and panel >= len(data["panels"]):  # a silent other panel would contradict the text
             raise ConfigError(t(lesson_format.PANEL_PAST, panel=panel, last=len(data["panels"]) - 1))
         panels = data["panels"] if panel is None else data["panels"][panel:panel + 1]
-        return {**data, "panels": panels, "height": HEIGHT, "window_reserve": RESERVE, "columns": 1, **extra}
+        legend = charts.legend_for(data.get("legend", []), panels, data["panels"])  # (no line it does not draw)
+        return {**data, "panels": panels, "legend": legend, "height": HEIGHT, "window_reserve": RESERVE, "columns": 1,
+                **extra}
     heads = len(data.get("heads", ()))
     if data.get("softmax"):  # the step's settings, as the server computed them: never the Attention tab's switches
         data = {**data, "softmax": {**data["softmax"], "controls": {}}}
