@@ -146,3 +146,39 @@ def test_one_thread_restores_the_thread_count_when_callers_overlap():
     assert seen_by_new_thread() == before
 
 
+def test_a_second_caller_inside_one_thread_also_runs_on_one_thread():
+    """torch's thread count is each thread's own: a server thread that enters while another is already inside must
+    lower its own too, or it computes on two threads and draws other floats (ci16: a copied link's view, its twin)."""
+    import threading
+
+    import torch
+
+    from core.lab.threads import one_thread
+
+    before = torch.get_num_threads()
+    torch.set_num_threads(2)
+    first_in, done, seen = threading.Event(), threading.Event(), []
+
+    def first():
+        with one_thread():
+            first_in.set()
+            done.wait(10)
+
+    def second():
+        torch.get_num_threads()  # (a pool thread already running, on two threads)
+        first_in.wait(10)
+        with one_thread():
+            seen.append(torch.get_num_threads())
+        done.set()
+
+    try:
+        threads = [threading.Thread(target=second), threading.Thread(target=first)]
+        for t in threads:
+            t.start()
+        for t in threads:
+            t.join(20)
+    finally:
+        torch.set_num_threads(before)
+    assert seen == [1]
+
+

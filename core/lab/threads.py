@@ -17,12 +17,14 @@ _threads_saved = 1
 
 
 def hold() -> None:
-    """Lower torch to one thread until release(). torch's thread count is process-wide, so concurrent callers share
-    one counter: the first in saves and lowers it, the last out restores it (overlapping requests cannot leave it 1)."""
+    """Lower torch to one thread until release(). The count is each thread's own (OpenMP's), and new threads take the
+    last one set: so every caller lowers its own, and concurrent callers share one counter — the first in saves the
+    count, the last out restores it (overlapping requests cannot leave it at 1, nor a second caller at 2)."""
     global _threads_users, _threads_saved
     with _threads_lock:
         if _threads_users == 0:
             _threads_saved = torch.get_num_threads()
+        if torch.get_num_threads() != 1:
             torch.set_num_threads(1)
         _threads_users += 1
 
