@@ -82,6 +82,29 @@ def test_transfer_json(client):
     assert silent[-1]["error"] is None and silent[-1]["max_abs_diff"] > 0 and "silently wrong" in silent[3]
 
 
+@pytest.mark.floats
+def test_dropout_endpoint_is_torchs_dropout_of_the_heads_weights(client):
+    """/dropout (the Masking tab's pair): the weights beside one training step's nn.Dropout under the seed, and a
+    check line that counts what the view shows; a rate the tab does not offer is one sentence."""
+    import numpy as np
+    import torch
+    from gradio_client.exceptions import AppError
+
+    from core.render.matrix import unpacked
+
+    view, check = client.predict("The cat sat on the mat", 3, 0.3, api_name="/dropout")
+    before, after = (unpacked(h["values"]).astype(np.float32) for h in view["heads"])  # (T, T) each
+    torch.manual_seed(3)
+    expected = torch.nn.Dropout(0.3).train()(torch.from_numpy(before)).numpy()  # (T, T)
+    assert np.allclose(after, expected, atol=1e-5) and (after == 0).any()
+    had = before > 0
+    assert check.startswith(f"p = 0.3: {int((had & (after == 0)).sum())} of {int(had.sum())} links dropped")
+    same = client.predict("The cat sat on the mat", 3, 0.3, api_name="/dropout")
+    assert same[0]["heads"][1]["values"] == view["heads"][1]["values"]  # seeded: a press in class draws the same map
+    with pytest.raises(AppError, match="^p=0.7 is not one of the choices"):
+        client.predict("The cat sat on the mat", 3, 0.7, api_name="/dropout")
+
+
 def test_app_py_has_a_module_level_demo():
     import ast
     from pathlib import Path

@@ -348,8 +348,16 @@ def lab_stamp(page, view: str) -> str:
 
 def step_shown(page, before: str | None) -> str:
     """The step's view as the page drew it (its stamp), once it is no longer the step's before it."""
-    page.wait_for_function("old => { const r = document.querySelector('#lesson-view .al-root');"
-                           " return r && r.dataset.stamp && r.dataset.stamp !== old; }", arg=before or "")
+    try:
+        page.wait_for_function("old => { const r = document.querySelector('#lesson-view .al-root');"
+                               " return r && r.dataset.stamp && r.dataset.stamp !== old; }", arg=before or "")
+    except Exception:  # noqa: BLE001 - said as what the page shows instead
+        at = page.evaluate("() => { const l = document.querySelector('#lesson'), r = document.querySelector("
+                           "'#lesson-view .al-root'), c = document.querySelector('#lesson-check');"
+                           " return [l && l.dataset.lesson, l && l.dataset.step, r && r.dataset.stamp,"
+                           " c && c.innerText.slice(0, 200)]; }")
+        raise AssertionError(f"the step's view never drew after {before!r}: (lesson, step, stamp, check) = {at}") \
+            from None
     return page.locator("#lesson-view .al-root").first.get_attribute("data-stamp")
 
 

@@ -18,6 +18,7 @@ PUBLIC = {
     "/causality": (["sentence", "position", "replacement", "causal", "variant"], 4),
     "/transfer": (["seed", "d_in", "d_out", "mistake"], 6),
     "/masking": (["sentence", "seed"], 4),
+    "/dropout": (["sentence", "seed", "p"], 2),
     "/failure_modes": ([], 1),
     "/interventions": (["sentence", "mode"], 7),
     "/model_size": (["preset", "variant", "n_kv_heads", "window"], 5),
@@ -39,6 +40,7 @@ DEFAULTS = {
                    "causal": True, "variant": "multi-head"},
     "/transfer": {"seed": 123, "d_in": 3, "d_out": 2, "mistake": "none"},
     "/masking": {"sentence": "The cat sat on the mat", "seed": 0},
+    "/dropout": {"sentence": "The cat sat on the mat", "seed": 0, "p": 0.5},
     "/model_size": {"preset": "gpt2-small", "variant": "gqa", "n_kv_heads": 4, "window": 256},
 }
 

@@ -22,7 +22,6 @@ from ..config import ConfigError, choices_text, named
 from ..gpt import hub
 from ..gpt.pretrained import Architecture, architecture, family_of, from_lab_gpt, load
 from ..i18n import mark, t
-from ..lab.threads import one_thread
 from ..lab.tiny import tiny
 from .generate_inputs import MAX_TOKENS, token_ids
 from .slots import CPU
@@ -132,9 +131,9 @@ def loaded(name: Any) -> Loaded:
 
 @contextmanager
 def computing() -> Iterator[None]:
-    """A CPU slot and one thread for a forward pass: one core per slot (two requests on two threads each ran a
-    SmolLM2-sized forward ~7x slower on the shared 2-core machine than on one thread each; docs/performance.md)."""
-    with CPU, one_thread():
+    """A CPU slot for a forward pass: a slot runs on one thread (two requests on two threads each ran a SmolLM2-sized
+    forward ~7x slower on the shared 2-core machine than on one thread each; docs/performance.md)."""
+    with CPU:
         yield
 
 

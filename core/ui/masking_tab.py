@@ -45,14 +45,20 @@ def build(ctx) -> None:
         v = views.masking(ctx.lab, sentence, seed)
         return v.three, v.three_summary, v.sqrt_d, v.sqrt_d_summary
 
-    def page(sentence, seed=0, rate=DEFAULTS["dropout"]):
-        """The page's view: the three ways and √d (the /masking endpoint's), then dropout at the chosen rate."""
-        return (*masking(sentence, seed), *views.dropout(ctx.lab, sentence, rate, seed))
+    @user_errors
+    def dropout(sentence, seed=0, p=DEFAULTS["dropout"]):
+        return views.dropout(ctx.lab, sentence, p, seed)
+
+    def page(sentence, seed=0, p=DEFAULTS["dropout"]):
+        """The page's view: the three ways and √d (the /masking endpoint's), then the dropout pair (/dropout's)."""
+        return (*masking(sentence, seed), *dropout(sentence, seed, p))
 
     ctx.warm.append(lambda: masking(sentence.value, seed.value))
     inputs, outputs = [sentence, seed], [three, three_summary, sqrt_d, sqrt_summary]
     lab_open.takes(ctx, "masking_tab", {sentence: "sentence", seed: "seed", p: "dropout"})
     endpoints.publish(masking, "masking", inputs, outputs, concurrency_id=CPU_GROUP, concurrency_limit=CPU_LIMIT)
+    endpoints.publish(dropout, "dropout", [*inputs, p], [dropped, dropped_check], concurrency_id=CPU_GROUP,
+                      concurrency_limit=CPU_LIMIT)
     # the page's own events skip the queue (docs/app.md: a finished queued event costs every later one)
     shown = [*outputs, dropped, dropped_check]
     gr.on([ctx.tab.select, sentence.change, seed.change, p.change], user_errors(page, unqueued=len(shown)),
