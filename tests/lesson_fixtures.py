@@ -1,4 +1,5 @@
-"""The built-in lessons and the lab that draws their steps, without the browser (module-scoped: built once per file).
+"""The built-in lessons, the lab that draws their steps and what a walk of them says, without the browser
+(module-scoped: built once per file).
 
 A test module takes them as its own: `registry, shelf, lab = lesson_fixtures.registry, ...`."""
 
@@ -26,3 +27,15 @@ def lab(registry):
     from core.serve.plugins import AppLab
 
     return AppLab(registry)
+
+
+def failures(lab, lesson) -> list[str]:
+    """Every expectation of the lesson that does not hold on its step's view, as the CLI would say it."""
+    from core.serve import lessons
+
+    out = []
+    for k, step in enumerate(lesson.steps):
+        for o in lessons.shown(lab, step).outcomes:
+            if o.held is False:
+                out.append(f"{lesson.name} ({lesson.language}) step {k + 1}: {o.text}")
+    return out
