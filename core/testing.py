@@ -17,7 +17,8 @@ import pytest
 
 from .config import AttentionConfig
 from .kit.conformance import CheckReport, check_variant
-from .registry import ALLOWLIST_ENV, STRICT_ENV, Registry, load_registry
+from .plugin_collect import STRICT_ENV
+from .registry import ALLOWLIST_ENV, Registry, load_registry
 from .variant import Variant
 
 InstallPlugin = Callable[..., Path]

@@ -44,7 +44,7 @@ def test_attention_outputs_check_line_and_mask_toggle(client):
     assert "leaks" in plots_off[2]
     assert plots_on[0]["kind"] == "heatmaps" and plots_on[0]["stamp"] != plots_off[0]["stamp"]  # numbers to draw
     assert "blocked" in plots_on[0]["heads"][0] and "blocked" not in plots_off[0]["heads"][0]
-    from core.render.matrix import unpacked
+    from core.render.scales import unpacked
 
     assert unpacked(plots_off[0]["heads"][0]["values"])[0][3] > 0  # the view draws the API's numbers
     w = plots_off[-1]["weights"][0]
@@ -90,7 +90,7 @@ def test_dropout_endpoint_is_torchs_dropout_of_the_heads_weights(client):
     import torch
     from gradio_client.exceptions import AppError
 
-    from core.render.matrix import unpacked
+    from core.render.scales import unpacked
 
     view, check = client.predict("The cat sat on the mat", 3, 0.3, api_name="/dropout")
     before, after = (unpacked(h["values"]).astype(np.float32) for h in view["heads"])  # (T, T) each

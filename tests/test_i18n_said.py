@@ -51,7 +51,7 @@ def registry():
     return load_registry(entry_points=False)
 
 
-# ---- core/config.py, core/registry.py, core/variant.py: the sentences every tab shows --------------------------
+# ---- core/config.py, core/registry.py, core/plugin_collect.py, core/variant.py: the sentences every tab shows --
 
 MISTAKES = {
     "heads do not divide": (lambda r: AttentionConfig(d_model=16, n_heads=3), ["n_heads=3", "d_model=16", "16"]),

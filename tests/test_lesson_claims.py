@@ -94,7 +94,7 @@ def test_a_claim_about_the_trained_model_is_shown_on_it(shelf):
 
 
 def test_the_padding_card_hatches_only_weights_that_are_zero(shelf, lab):
-    from core.render.matrix import unpacked
+    from core.render.scales import unpacked
     from core.serve import lessons
 
     for card in ("padding-nan", "zero-fill", "softmax-dim"):
@@ -163,7 +163,7 @@ def test_queries_keys_and_values_are_drawn_together_with_axis_titles_that_name_t
 
 def test_the_query_key_and_value_maps_number_their_columns_as_dimensions(shelf, lab):
     """Chapter step 2 draws Q, K and V under one axis titled "dimension": its ticks are d0 … d7, not Q's q0 … q7."""
-    from core.render.matrix import unpacked
+    from core.render.scales import unpacked
     from core.serve import lessons
 
     step = shelf.get("chapter").steps[1]
@@ -178,7 +178,7 @@ def test_the_query_key_and_value_maps_number_their_columns_as_dimensions(shelf, 
 def test_the_output_step_draws_the_values_beside_their_averages(shelf, lab):
     """Chapter step 7: V and weights @ V side by side; each output row is its weights row times V (an independent
     product of the drawn weights), so it stays inside V's column ranges, as the step's check says."""
-    from core.render.matrix import unpacked
+    from core.render.scales import unpacked
     from core.serve import lessons
 
     step = next(s for s in shelf.get("chapter").steps if s.view == "stage" and s.state.get("stage") == "context")
@@ -192,7 +192,7 @@ def test_the_output_step_draws_the_values_beside_their_averages(shelf, lab):
 
 @pytest.mark.floats
 def test_the_sink_step_is_unmeasured_without_a_real_model_and_measured_with_one(shelf, lab, tmp_path, monkeypatch):
-    from core.render.matrix import unpacked
+    from core.render.scales import unpacked
     from core.serve import lessons
     from tests.real_families import save
 

@@ -103,7 +103,7 @@ def test_an_expectation_is_measured_on_the_drawn_view_and_said_under_the_check(r
     s = lessons.shown(lab, step)
     assert [o.held for o in s.outcomes] == [True, True, True, False]
     weights = lessons.show(lab, step.view, lessons.state(step)).view  # the very numbers drawn
-    from core.render.matrix import unpacked
+    from core.render.scales import unpacked
 
     assert s.outcomes[3].measured == pytest.approx((float(unpacked(weights["heads"][0]["values"])[3, 0]),))
     from core.render.tokens import markdown_text
@@ -159,7 +159,8 @@ def test_lit_reads_the_bar_the_chart_lights_and_names_it():
 
 @pytest.mark.floats
 def test_outside_is_zero_for_averages_of_the_values_and_catches_a_sum():
-    from core.render.matrix import heatmaps, value_scale
+    from core.render.matrix import heatmaps
+    from core.render.scales import value_scale
     from core.serve.lesson_checks import measure
 
     values = np.array([[0.0, 1.0], [2.0, -1.0], [1.0, 3.0]])  # (T, hd)
@@ -198,7 +199,8 @@ def test_lesson_check_says_an_unmeasured_expectation_and_does_not_count_it_as_he
 
 @pytest.mark.floats
 def test_ratio_reads_the_second_map_over_the_first_where_neither_is_zero():
-    from core.render.matrix import heatmaps, value_scale
+    from core.render.matrix import heatmaps
+    from core.render.scales import value_scale
     from core.serve.lesson_checks import measure
 
     before = np.array([[1.0, 0.0], [0.5, 0.5]])

@@ -10,7 +10,7 @@ import numpy as np
 import pytest
 
 from core.lab.lesson_format import STAGES
-from core.render import matrix
+from core.render import scales
 from tests import lesson_fixtures
 
 registry, shelf, lab = lesson_fixtures.registry, lesson_fixtures.shelf, lesson_fixtures.lab  # (module-scoped)
@@ -95,8 +95,8 @@ def test_the_lab_tab_draws_the_numbers_the_step_drew(shelf, lab):
             assert theirs == seen.view["stamp"], (name, k, step.view)
             compared.add(step.view)
         elif step.view == "stage" and seen.lab["stage"] == "context":  # V beside the context: the context is the tab's
-            ours = matrix.unpacked(seen.view["heads"][-1]["values"])
-            assert np.allclose(ours, matrix.unpacked(lab_stage(lab, seen.lab)["heads"][0]["values"]), atol=1e-6)
+            ours = scales.unpacked(seen.view["heads"][-1]["values"])
+            assert np.allclose(ours, scales.unpacked(lab_stage(lab, seen.lab)["heads"][0]["values"]), atol=1e-6)
             compared.add("context")
     assert compared == {"heatmaps", "mask", "stage", "context", "causality", "dependency", "three-ways", "sqrt-d",
                         "failure", "interventions", "dropout"}

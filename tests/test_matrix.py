@@ -12,7 +12,7 @@ from matplotlib.colors import to_hex
 from core import load_registry
 from core.lab import steps
 from core.lab.session import Lab, make_request
-from core.render import colors, matrix, tab_matrices
+from core.render import colors, matrix, scales, tab_matrices
 
 
 @pytest.fixture(scope="module")
@@ -37,9 +37,9 @@ def test_the_view_carries_the_weights_the_mask_and_the_scaled_scores(lab):
     data = view_of(r)
     assert data["rows"] == ["The", "cat", "sat", "on", "the", "mat"] and len(data["heads"]) == 4
     for h, head in enumerate(data["heads"]):
-        np.testing.assert_allclose(matrix.unpacked(head["values"]), r.weights[h].numpy(), atol=1e-7)  # float32
-        assert np.array_equal(matrix.unpacked(head["blocked"]).astype(bool), ~r.allowed.numpy())
-        np.testing.assert_allclose(matrix.unpacked(head["extra"]), r.trace.scaled[0, h].numpy(), atol=1e-6)
+        np.testing.assert_allclose(scales.unpacked(head["values"]), r.weights[h].numpy(), atol=1e-7)  # float32
+        assert np.array_equal(scales.unpacked(head["blocked"]).astype(bool), ~r.allowed.numpy())
+        np.testing.assert_allclose(scales.unpacked(head["extra"]), r.trace.scaled[0, h].numpy(), atol=1e-6)
     json.dumps(data, allow_nan=False)  # plain JSON: no NaN or Infinity for the browser to choke on
 
 
@@ -58,7 +58,7 @@ def test_gqa_titles_name_the_kv_head_each_query_head_really_reads(lab):
 @pytest.mark.floats
 def test_the_sliding_window_band_is_blocked_outside_the_window(lab):
     r = run(lab, "a b c d e f", variant="sliding-window", options='{"window": 2}')
-    blocked = matrix.unpacked(view_of(r)["heads"][0]["blocked"]).astype(bool)
+    blocked = scales.unpacked(view_of(r)["heads"][0]["blocked"]).astype(bool)
     i, j = np.indices(blocked.shape)
     assert np.array_equal(blocked, (j > i) | (j < i - 1))  # each token sees itself and the one before
     assert view_of(r)["boundary"] is True  # the page draws the band's edge
@@ -80,12 +80,12 @@ def test_not_normalised_weights_are_not_claimed_to_sum_to_1():
 @pytest.mark.floats
 def test_matrices_travel_packed_and_come_back_exactly():
     a = np.array([[0.123456, -math.inf], [math.nan, math.inf]], dtype=np.float32)
-    p = matrix.packed(a)
+    p = scales.packed(a)
     assert set(p) == {"f32", "shape"} and isinstance(p["f32"], str) and p["shape"] == [2, 2]
-    np.testing.assert_array_equal(matrix.unpacked(p), a)  # -inf, inf and NaN survive
-    assert matrix.unpacked([[0.5, "-inf"], [None, 1]]).tolist()[0] == [0.5, -math.inf]  # the list form too
-    flags = matrix.packed(np.array([[True, False]]), "u8")
-    assert matrix.unpacked(flags).tolist() == [[1, 0]]
+    np.testing.assert_array_equal(scales.unpacked(p), a)  # -inf, inf and NaN survive
+    assert scales.unpacked([[0.5, "-inf"], [None, 1]]).tolist()[0] == [0.5, -math.inf]  # the list form too
+    flags = scales.packed(np.array([[True, False]]), "u8")
+    assert scales.unpacked(flags).tolist() == [[1, 0]]
 
 
 def test_the_stamp_names_the_numbers():
@@ -104,7 +104,7 @@ def test_colour_maps_are_matplotlibs_own():
 def test_mask_view_and_the_three_ways():
     allowed = np.tril(np.ones((4, 4), dtype=bool))
     m = matrix.mask(allowed)
-    assert np.array_equal(matrix.unpacked(m["heads"][0]["blocked"]).astype(bool), ~allowed) and m["show_values"] is False
+    assert np.array_equal(scales.unpacked(m["heads"][0]["blocked"]).astype(bool), ~allowed) and m["show_values"] is False
     three = tab_matrices.three_ways(["a", "b", "c", "d"], allowed / allowed.sum(1, keepdims=True), allowed * 0.25,
                               np.full((4, 4), 0.25))
     assert [("blocked" in h) for h in three["heads"]] == [True, True, False]  # the wrong way's leak stays visible
@@ -115,7 +115,7 @@ def test_step_stages_as_matrices(lab):
     r = run(lab, causal=True)
     by_name = {s.name: tab_matrices.stage(s, r.tokens.tokens) for s in steps.stages(r, 1)}
     masked = by_name["masked"]["heads"][0]
-    assert np.array_equal(matrix.unpacked(masked["blocked"]).astype(bool), ~r.allowed.numpy())  # -inf drawn as blocked
+    assert np.array_equal(scales.unpacked(masked["blocked"]).astype(bool), ~r.allowed.numpy())  # -inf drawn as blocked
     assert by_name["Q"]["cols"][:2] == ["q0", "q1"] and "cols" not in by_name["scores"]  # dims vs tokens
     assert by_name["weights"]["scale"]["min"] == 0 and by_name["weights"]["scale"]["max"] == 1
     q = by_name["Q"]["scale"]
@@ -147,4 +147,4 @@ def test_model_view():
     data = matrix.model_view(list("abcd"), w, [["t"] * 3] * 2, [["d"] * 3] * 2, (1, 2),
                              allowed=np.tril(np.ones((4, 4), dtype=bool)))
     assert len(data["layers"]) == 2 and len(data["layers"][0]) == 3 and data["selected"] == [1, 2]
-    np.testing.assert_allclose(matrix.unpacked(data["layers"][1][2]["values"]), w[1, 2], atol=1e-7)
+    np.testing.assert_allclose(scales.unpacked(data["layers"][1][2]["values"]), w[1, 2], atol=1e-7)

@@ -14,8 +14,8 @@ from core import AttentionConfig, load_registry
 from core.config import ConfigError
 from core.model import load_gpt2, load_tiny
 from core.notebook import head_view, model_view
-from core.render.matrix import unpacked
 from core.render.model_pack import expanded
+from core.render.scales import unpacked
 from tests.hub_cache import cache_repo
 from tests.real_families import FAMILIES
 from tests.test_gpt2_loader import _ids, checkpoint  # noqa: F401 - the random GPT-2 saved by transformers

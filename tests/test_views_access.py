@@ -11,7 +11,7 @@ import pytest
 import torch
 
 from core import notebook
-from core.render import colors, matrix, web
+from core.render import colors, matrix, scales, web
 from core.render.colors import contrast
 
 pytestmark = pytest.mark.browser
@@ -37,7 +37,7 @@ def test_every_number_in_a_cell_is_drawn_4_5_to_1_on_its_colour(browser):
     T = 12
     weights = np.linspace(0, 1, T * T).reshape(T, T)  # every part of the weights' scale
     signed = np.linspace(-1, 1, T * T).reshape(T, T)  # and of the signed one
-    for values, scale in ((weights, matrix.weight_scale()), (signed, matrix.signed_scale(signed))):
+    for values, scale in ((weights, scales.weight_scale()), (signed, scales.signed_scale(signed))):
         data = matrix.heatmaps([f"t{i}" for i in range(T)], [values], ["h"], scale=scale)
         page.evaluate("data => AttnLab.draw(document.getElementById('root'), data, {state: {}})", data)
         worst = page.evaluate("""(T) => {

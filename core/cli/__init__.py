@@ -24,7 +24,7 @@ COMMANDS = {
 def main(argv: list[str] | None = None) -> int:
     """Parse, dispatch, and turn a user's mistake into one line on stderr (exit 2)."""
     from ..config import ConfigError
-    from ..registry import reraised
+    from ..plugin_collect import reraised
 
     parser = argparse.ArgumentParser(prog="attention-lab", description="Attention Lab: the attention layer, one stage at a time.")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND", required=True)

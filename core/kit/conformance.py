@@ -16,9 +16,9 @@ from dataclasses import dataclass, field
 
 from ..config import AttentionConfig, ConfigError
 from ..i18n import current, t, t_n
+from ..plugin_collect import STRICT_NOTE, strict
 from ..proc import CORES
 from ..proc.sandbox import SandboxError, run_in_child
-from ..registry import STRICT_NOTE, strict
 from ..variant import Variant, one_line
 from .checks import CHECKS, NEEDS_BUILD, NORMALISED_ONLY, Outcome, perturb_position, run_check
 from .guard import CheckFailed

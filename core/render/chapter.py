@@ -10,7 +10,8 @@ import numpy as np
 
 from ..i18n import mark, t
 from . import charts
-from .matrix import heatmaps, weight_scale
+from .matrix import heatmaps
+from .scales import weight_scale
 
 NAN_COLOR = "#d55e00"  # Okabe-Ito vermillion: a NaN cell must not look like a small weight
 CARD_LABELS = {  # msgids (core.i18n); the hovers' {fields} are filled by the page

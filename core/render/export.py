@@ -17,8 +17,8 @@ from matplotlib.figure import Figure
 from matplotlib.patches import Rectangle
 
 from ..i18n import t
-from .matrix import unpacked
 from .plots import font_family, tick_label
+from .scales import unpacked
 
 DPI = 110
 BLOCKED = "#d4d4d4"

@@ -9,7 +9,7 @@ from typing import Any
 import numpy as np
 
 from ..i18n import mark, t
-from . import charts, matrix
+from . import charts, matrix, scales
 
 MIB, KIB = 2**20, 2**10
 MAX_CACHE_LAYERS = 4  # layers of the cache drawn (GPT-2 small has 12: the first ones make the point)
@@ -124,7 +124,7 @@ def cache_rows(tokens: Sequence[str], keys: Any, values: Any, layer_shape: Seque
     else:
         note = t(LABELS["cache_note"])
     labels = {"x": t(LABELS["cache_x"]), "y": t(LABELS["cache_y"]), "hover": t(LABELS["cache_hover"]), "note": note}
-    data = matrix.heatmaps(list(tokens), mats, titles, scale=matrix.signed_scale(np.stack(mats)), cols=cols,
+    data = matrix.heatmaps(list(tokens), mats, titles, scale=scales.signed_scale(np.stack(mats)), cols=cols,
                            labels=labels, legend=[{"swatch": "scale", "text": t(LABELS["cache_scale"])}],
                            max_columns=2, max_cell=26)
     data["show_values"] = False

@@ -9,7 +9,7 @@ The data contract (JSON; every string is drawn as text, never parsed as HTML):
     col_tokens  True when cols are tokens too (a key/value cache): clicks highlight columns as well
     heads       [{"title", "values", "blocked" (0/1, absent = none), "extra" (absent = none: a second number the
                   hover shows, e.g. the scaled score)}]; each matrix either packed ({"f32": base64 little-endian
-                  float32, "shape": [R, C]}; {"u8": ...} for blocked; see packed()) or nested lists (numbers,
+                  float32, "shape": [R, C]}; {"u8": ...} for blocked; see scales.packed) or nested lists (numbers,
                   "-inf", "inf" or null): the page reads both, the lab sends packed
     scale       {"min", "max", "stops": ["#rrggbb", ...], "ticks": [...], "digits"}: the colour bar, with numbers
     show_values write each value in its cell (short sentences); digits: decimals written and hovered
@@ -32,7 +32,6 @@ Values go as float32 (a hover shows 2 decimals; the API's JSON keeps 6).
 
 from __future__ import annotations
 
-import base64
 import hashlib
 from collections.abc import Sequence
 from typing import Any
@@ -44,6 +43,7 @@ from ..i18n import current, mark, t
 from ..lab.page_softmax import SETTINGS
 from ..lab.session import measure_rows
 from . import access, colors
+from .scales import fitted_scale, packed, value_scale, weight_scale
 from .tokens import all_visible, visible
 from .web import stamp
 
@@ -99,50 +99,6 @@ MODEL_LABELS = {
 def words(table: dict[str, Any]) -> dict[str, Any]:
     """A table of msgids in the request's language (a template keeps its {fields}: the page fills them in)."""
     return {k: t(v) if isinstance(v, str) else v for k, v in table.items()}
-
-
-def packed(values: Any, dtype: str = "f32") -> dict:
-    """A matrix for the page as one base64 string: {"f32": ..., "shape": [R, C]} (little-endian float32, -inf and
-    NaN kept) or {"u8": ...} for 0/1 flags. A string costs Gradio and the page nothing per number; nested lists
-    of 32,768 numbers cost seconds (measured in docs/app.md)."""
-    a = np.ascontiguousarray(values, dtype="<f4" if dtype == "f32" else np.uint8)
-    return {dtype: base64.b64encode(a.tobytes()).decode("ascii"), "shape": list(a.shape)}
-
-
-def unpacked(value: Any) -> np.ndarray:
-    """The matrix of a packed dict or of nested lists ("-inf"/"inf" strings, null as NaN)."""
-    if isinstance(value, dict):
-        kind = "f32" if "f32" in value else "u8"
-        dtype = "<f4" if kind == "f32" else np.uint8
-        return np.frombuffer(base64.b64decode(value[kind]), dtype=dtype).reshape(value["shape"])
-    return np.array([[np.nan if v is None else float(v) for v in row] for row in value], dtype=float)
-
-
-def _ticks(lo: float, hi: float, n: int = 5) -> list[float]:
-    return [round(lo + (hi - lo) * k / (n - 1), 6) for k in range(n)]
-
-
-def weight_scale(lo: float = 0.0, hi: float = 1.0) -> dict:
-    """Weights: viridis from lo (usually 0) to hi (usually 1)."""
-    return {"min": lo, "max": hi, "stops": list(colors.VIRIDIS), "ticks": _ticks(lo, hi), "digits": 2}
-
-
-def signed_scale(values: Any) -> dict:
-    """Signed numbers (Q, K, V, scores): diverging around 0, symmetric, so white means 0."""
-    a = np.asarray(values, dtype=float)
-    finite = a[np.isfinite(a)]
-    m = float(np.abs(finite).max()) if finite.size else 1.0
-    m = m or 1.0
-    return {"min": -m, "max": m, "stops": list(colors.RDBU_R), "ticks": _ticks(-m, m), "digits": 2}
-
-
-def value_scale(values: Any) -> dict:
-    """Any matrix: signed if it has negatives, else 0 to its largest value."""
-    a = np.asarray(values, dtype=float)
-    finite = a[np.isfinite(a)]
-    if finite.size and finite.min() < 0:
-        return signed_scale(a)
-    return weight_scale(0.0, float(finite.max()) if finite.size and finite.max() > 0 else 1.0)
 
 
 def heatmaps(
@@ -295,15 +251,6 @@ def drawn_stamp(data: dict) -> str:
     if not sm or not sm.get("key"):
         return data.get("stamp", "")
     return f"{sm['key']}:{setting(sm['causal'], sm['scaled'])}"  # (core.js A.paintKey, the page's checkboxes absent)
-
-
-def fitted_scale(w: Any) -> dict:
-    """Weights of a long sentence: 0 to their 95th percentile (rounded up to 0.05), so rows of small weights show;
-    the first rows' large weights are drawn at full colour (the page fits its own weights the same way)."""
-    v = np.sort(np.asarray(w, dtype=float)[np.asarray(w) > 0])  # (blocked weights are exactly 0)
-    top = float(v[int(0.95 * (v.size - 1))]) if v.size else 1.0
-    top = min(1.0, max(0.05, np.ceil(top * 20 - 1e-9) / 20))  # (the page rounds the same way)
-    return weight_scale(0.0, top)
 
 
 def mask(allowed: Any) -> dict:

@@ -15,7 +15,7 @@ from typing import Any
 
 import numpy as np
 
-from .matrix import unpacked
+from .scales import unpacked
 
 STEPS = 65535
 

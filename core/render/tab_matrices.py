@@ -10,7 +10,8 @@ import numpy as np
 
 from ..i18n import mark, t
 from ..lab.steps import TOKEN_STAGES
-from .matrix import LABELS, heatmaps, value_scale, weight_scale, words
+from .matrix import LABELS, heatmaps, words
+from .scales import value_scale, weight_scale
 
 DEPENDENCY_LABELS = {
     "title": mark("|d out_i / d x_j|, {where}"),

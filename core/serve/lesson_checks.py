@@ -15,7 +15,7 @@ from typing import Any
 import numpy as np
 
 from ..lab.lesson_expect import Expect, said
-from ..render.matrix import unpacked
+from ..render.scales import unpacked
 
 
 @dataclass(frozen=True)

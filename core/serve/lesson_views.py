@@ -11,7 +11,7 @@ from typing import Any
 import numpy as np
 
 from ..i18n import mark, t
-from ..render import matrix
+from ..render import matrix, scales
 
 JOURNEY = ("Your", "journey", "starts", "with", "one", "step")  # the six inputs of the transfer (core.lab.transfer_report)
 SHAPE = (3, 2)  # (d_in, d_out) of the transfer a step shows: the Weight transfer tab's first
@@ -53,7 +53,7 @@ def dropout(v: Any, st: dict[str, Any]) -> tuple[dict[str, Any], str]:
     d = dropped(w, p, st["seed"])
     blocked = w == 0  # (T, T) the mask's cells (softmax of -inf); a dropped link keeps its colour 0, unhatched
     titles = [t(MESSAGES["dropout_before"]), t(MESSAGES["dropout_after"])]  # (p: in the check)
-    data = matrix.heatmaps(v.heatmaps["rows"], [w, d.weights], titles, scale=matrix.weight_scale(0.0, 1 / (1 - p)),
+    data = matrix.heatmaps(v.heatmaps["rows"], [w, d.weights], titles, scale=scales.weight_scale(0.0, 1 / (1 - p)),
                            blocked=blocked, max_columns=2)
     check = t(MESSAGES["dropout"], p=p, zeroed=d.zeroed, links=d.links, scale=f"{1 / (1 - p):.2g}",
               lo=f"{float(d.row_sums.min()):.2f}", hi=f"{float(d.row_sums.max()):.2f}")
@@ -70,7 +70,7 @@ def transfer(st: dict[str, Any]) -> tuple[dict[str, Any], str]:
         w = np.asarray(r.query_weight, dtype=float)  # (d_out, d_in)
         labels = {"x": t(MESSAGES["input_dim"]), "y": t(MESSAGES["weight_row"]), "note": ""}
         data = matrix.heatmaps([f"out{i}" for i in range(w.shape[0])], [w], [t(MESSAGES["transfer_weight"])],
-                               scale=matrix.value_scale(w), cols=[f"in{j}" for j in range(w.shape[1])], labels=labels)
+                               scale=scales.value_scale(w), cols=[f"in{j}" for j in range(w.shape[1])], labels=labels)
         data["boundary"] = False
         return data, r.verdict  # (the step's text says the shapes; the map is the weight as stored)
     v2, v1 = np.asarray(r.out_v2, dtype=float), np.asarray(r.out_v1, dtype=float)  # (6, d_out) each
@@ -78,11 +78,11 @@ def transfer(st: dict[str, Any]) -> tuple[dict[str, Any], str]:
     cols = [f"out{j}" for j in range(r.d_out)]
     if r.equal:
         data = matrix.heatmaps(list(JOURNEY), [v2, v1], [t(MESSAGES["transfer_v2"]), t(MESSAGES["transfer_v1"])],
-                               scale=matrix.value_scale(np.stack([v2, v1])), cols=cols, labels=labels)
+                               scale=scales.value_scale(np.stack([v2, v1])), cols=cols, labels=labels)
     else:
         diff = np.abs(v1 - v2)  # (6, d_out)
         data = matrix.heatmaps(list(JOURNEY), [diff], [t(MESSAGES["transfer_diff"])],
-                               scale={**matrix.value_scale(diff), "digits": 4}, cols=cols, labels=labels)
+                               scale={**scales.value_scale(diff), "digits": 4}, cols=cols, labels=labels)
         data["digits"] = 4
     data["boundary"] = False
     return data, r.verdict
@@ -105,11 +105,11 @@ def qkv(stages: list[tuple[str, dict[str, Any] | None]], names: tuple[str, ...],
     """Q, K and V of one head side by side (each (T, hd), one row per token) on one scale: what each position looks
     for, offers and passes on, read together."""
     datas = [stages[names.index(n)][1] for n in ("Q", "K", "V")]
-    mats = [np.asarray(matrix.unpacked(d["heads"][0]["values"]), dtype=float) for d in datas]  # (T, hd) each
+    mats = [np.asarray(scales.unpacked(d["heads"][0]["values"]), dtype=float) for d in datas]  # (T, hd) each
     first = datas[0]
     labels = {"x": t(MESSAGES["dimension"]), "y": t(MESSAGES["token"]), "note": "",
               "hover": first["labels"].get("hover", "")}
-    data = matrix.heatmaps(first["rows"], mats, ["Q", "K", "V"], scale=matrix.value_scale(np.stack(mats)),
+    data = matrix.heatmaps(first["rows"], mats, ["Q", "K", "V"], scale=scales.value_scale(np.stack(mats)),
                            cols=dimensions(mats[0].shape[-1]), labels=labels, max_columns=3)
     data["boundary"] = False
     return data, t(MESSAGES["qkv"], dims=mats[0].shape[-1], head=head)
@@ -121,13 +121,13 @@ def averages(stages: list[tuple[str, dict[str, Any] | None]], names: tuple[str, 
     v, c = (stages[names.index(n)][1] for n in ("V", "context"))
     if not v or not c:
         return None
-    mats = [np.asarray(matrix.unpacked(d["heads"][0]["values"]), dtype=float) for d in (v, c)]  # (T, hd) each
+    mats = [np.asarray(scales.unpacked(d["heads"][0]["values"]), dtype=float) for d in (v, c)]  # (T, hd) each
     if mats[0].shape != mats[1].shape:
         return None
     labels = {"x": t(MESSAGES["dimension"]), "y": t(MESSAGES["token"]), "note": "",
               "hover": c["labels"].get("hover", "")}
     data = matrix.heatmaps(c["rows"], mats, [v["heads"][0]["title"], c["heads"][0]["title"]],
-                           scale=matrix.value_scale(np.stack(mats)), cols=dimensions(mats[0].shape[-1]),
+                           scale=scales.value_scale(np.stack(mats)), cols=dimensions(mats[0].shape[-1]),
                            labels=labels, max_columns=2)
     data["boundary"] = False
     return data

@@ -11,7 +11,7 @@ import numpy as np
 
 from ..i18n import current, mark, t
 from ..lab.real_lessons import attention_sink, pronoun_heads
-from ..render import matrix
+from ..render import matrix, scales
 from ..render.web import stamp
 from . import real_models
 
@@ -39,7 +39,7 @@ def _grid(values: np.ndarray, title: str, kind: str) -> dict:
     names them. Its stamp names the numbers, not the words: the same drawing in every language (as every view's)."""
     L, H = values.shape
     rows, cols = [f"L{la}" for la in range(L)], [f"H{h}" for h in range(H)]
-    scale = matrix.weight_scale(0.0, max(float(values.max()), 1e-6))
+    scale = scales.weight_scale(0.0, max(float(values.max()), 1e-6))
     data = matrix.heatmaps(rows, [values], [title], scale=scale, cols=cols, labels={"hover": t(MESSAGES["hover"])},
                            max_columns=1)
     data["stamp"] = stamp(kind, rows, cols, np.round(values, 6).tolist())

@@ -12,7 +12,7 @@ from ..lab.broken_model import Breakage
 from ..lab.real_steps import FIELDS, causality, layer_steps, replacement
 from ..lab.steps import formula_markdown
 from ..lab.text import text_field
-from ..render import matrix, tab_matrices
+from ..render import matrix, scales, tab_matrices
 from . import real_models, real_variants
 from .real_model import breakage, checked, network, tokens_and_ids
 
@@ -70,7 +70,7 @@ def _causality(model: str, source: str, sentence: str, b: Breakage, position: in
     shown[position] = f"{tokens[position]}→{m.tokenizer.decode([new])}"
     hi = float(per_layer.max()) or 1.0
     note = t(MESSAGES["note"], position=position, old=tokens[position], new=m.tokenizer.decode([new]))
-    view = matrix.heatmaps(shown, list(per_layer), titles, scale=matrix.weight_scale(0.0, hi),
+    view = matrix.heatmaps(shown, list(per_layer), titles, scale=scales.weight_scale(0.0, hi),
                            labels={"hover": t(MESSAGES["hover"]), "warning": note},
                            legend=[{"swatch": "scale", "text": t(MESSAGES["scale"])}],
                            highlight=position, max_columns=4)
