@@ -9,7 +9,7 @@ import pytest
 from core.i18n import lookup
 from core.ui import i18n
 from tests.conftest import ARGS, CHROMIUM
-from tests.pages import TIMEOUT
+from tests.pages import TIMEOUT, settle
 
 pytestmark = pytest.mark.browser
 SIZES = [(1024, 768), (1280, 800), (1920, 1080)]
@@ -52,11 +52,6 @@ YTITLE = """() => {
   }
   return out;
 }"""
-DRAWN = """() => {
-  const tab = [...document.querySelectorAll('.tabitem')].find((e) => getComputedStyle(e).display !== 'none');
-  const roots = [...tab.querySelectorAll('.al-root')].filter((r) => r.offsetParent !== null);
-  return roots.every((r) => r.dataset.stamp || !r.parentElement.textContent.trim() && !r.childElementCount);
-}"""
 
 
 LOCALES = {"en": "en-US", "zh": "zh-CN", "es": "es-ES"}
@@ -64,16 +59,6 @@ LOCALES = {"en": "en-US", "zh": "zh-CN", "es": "es-ES"}
 
 def name(tab: str, lang: str) -> str:
     return lookup(tab, i18n.normal(LOCALES[lang]))  # (a tab whose title has no translation yet: as it is)
-
-
-def settle(page) -> None:
-    """The open tab's views drawn and its events done (a short wait: a tab without views settles at once)."""
-    page.wait_for_function("() => !document.querySelector('.progress-text, .eta-bar')", timeout=TIMEOUT)
-    try:
-        page.wait_for_function(DRAWN, timeout=15_000)
-    except Exception:  # noqa: BLE001 - a view that never draws is what the checks below then see
-        pass
-    page.wait_for_timeout(400)
 
 
 def overlapping(page, selector: str, other: str | None = None) -> list[str]:
