@@ -117,3 +117,25 @@ def show_tab(page, app_url: str, tab: str, lang: str = "en") -> None:
         page.wait_for_selector("[role=tab]")
     page.get_by_role("tab", name=tab_name(tab, lang), exact=True).click()
     settle(page)
+
+
+SIZE = {"width": 1280, "height": 800}  # the page new_page opens
+
+
+def new_page(browser, url, **context):
+    page = browser.new_context(viewport=SIZE, **context).new_page()
+    page.set_default_timeout(TIMEOUT)
+    page.goto(url)
+    return page
+
+
+def drawn(page) -> None:
+    page.wait_for_selector(f"{VIEW}[data-stamp]:not([data-stamp=''])")
+
+
+def trained_shown(page) -> list[str]:
+    """The trained panel drawn and shown (the Weights switch on the trained model): its opened head's rows."""
+    page.wait_for_selector("#trained-heatmaps .al-root[data-stamp]:not([data-stamp=''])")
+    page.wait_for_function("() => { const t = document.querySelector('#trained-heatmaps'); return t && t.offsetParent; }")
+    assert page.locator("#weights input[value='trained tiny model']").is_checked()
+    return page.locator("#trained-heatmaps .al-opened-map .al-y .al-label").all_inner_texts()

@@ -1,6 +1,6 @@
 """Open in the lab hands over what the step showed: for every built-in step, the state its lab tab opens on is the
 step's own (its edit, stage, card, mistake, run, head), and the tab's own function on that state draws the very
-numbers the step drew. (The page side of it: tests/test_browser_lab_link.py walks one step of each view kind.)"""
+numbers the step drew. (The page side of it: tests/test_browser_open_in_lab.py walks one step of each view kind.)"""
 
 from __future__ import annotations
 
