@@ -1,12 +1,14 @@
 """Where a presenter is in a lesson, and where each press takes them: a step, its question before its view (an
-`ask:` step), and the end screen after the last step. Pure functions on the page's hidden position (the Lesson tab,
-core/ui/lesson_tab.py, wires them; it holds no arithmetic of its own)."""
+`ask:` step), and the end screen after the last step; the step's number and a link's step. Pure functions on the
+page's hidden position (the Lesson tab, core/ui/lesson_tab.py, wires them; it holds no arithmetic of its own)."""
 
 from __future__ import annotations
 
 import json
 from dataclasses import dataclass
 from typing import Any
+
+from ..lab import lesson_format
 
 END = "end"  # ?step=end, and data-step on the end screen
 
@@ -85,3 +87,16 @@ def linked(value: Any, n: int) -> tuple[int, bool]:
     except ValueError:
         return 0, False
     return (k, True) if 0 <= k < n else (0, False)
+
+
+def numbered(lesson: lesson_format.Lesson, k: int) -> tuple[int, int]:
+    """(step number from 1, steps in all): what 'step k of n' and #lesson's data-step say."""
+    return k + 1, len(lesson.steps)
+
+
+def linked_step(value: Any) -> int:
+    """?step=N (from 1) as a step index (from 0); anything that is not a whole number opens the first step."""
+    try:
+        return int(str(value)) - 1
+    except ValueError:
+        return 0

@@ -2,6 +2,7 @@
 
 Every number comes from the function a lab tab uses (core.serve.views, .trained, .chapter, core.lab.transfer_report,
 core.bench.cost); this module only picks the view, presets its state, and fits it to one screen.
+Where a step is in its lesson (its number, a link's step) is core.serve.lesson_moves.
 """
 
 from __future__ import annotations
@@ -11,7 +12,6 @@ import logging
 import os
 from dataclasses import dataclass, replace
 from functools import lru_cache
-from pathlib import Path
 from typing import Any
 
 import numpy as np
@@ -52,7 +52,6 @@ MESSAGES = {
     "key": mark("key={row} is past the sentence's last token; choose 0 to {last}"),
     "cost": mark("Measured offline at T = {T}: one call of the naive path grew memory by {naive} MiB, the fused "
                  "kernel by {fused} MiB; doubling T quadruples the square."),
-    "missing": mark("no lesson called {name}; the lessons are {names}"),
     "unknown_view": mark("view {view} is not known; the views are {views}"),
 }
 
@@ -302,39 +301,3 @@ def _cost(st: dict[str, Any]) -> Shown:
     check = "" if not both else t(MESSAGES["cost"], T=both[-1], naive=f"{peak[('trace', both[-1])]:,.0f}",
                                   fused=f"{peak[('multi-head', both[-1])]:,.0f}")
     return Shown(_fit(saved_chart(saved, paths), panel=st.get("panel", lesson_views.COST_PANEL)), check, _lab(st))
-
-
-def lesson_path(shelf: Shelf, name: str) -> Path:
-    """The file a lesson was read from (English first), for messages; ConfigError naming the lessons there are."""
-    lesson = shelf.get(name)
-    if lesson is None:
-        raise ConfigError(t(MESSAGES["missing"], name=repr(name), names=", ".join(shelf.names())))
-    return Path(lesson.path)
-
-
-def step_at(lesson: lesson_format.Lesson, k: Any, by: int = 0) -> int:
-    """Step k moved by `by` (Next +1, Back -1), held to the lesson's steps (from 0); a k that is not a number is 0."""
-    k = int(k) if isinstance(k, (int, float)) and not isinstance(k, bool) else 0
-    return min(max(k + by, 0), len(lesson.steps) - 1)
-
-
-def numbered(lesson: lesson_format.Lesson, k: int) -> tuple[int, int]:
-    """(step number from 1, steps in all): what 'step k of n' and #lesson's data-step say."""
-    return k + 1, len(lesson.steps)
-
-
-def linked_step(value: Any) -> int:
-    """?step=N (from 1) as a step index (from 0); anything that is not a whole number opens the first step."""
-    try:
-        return int(str(value)) - 1
-    except ValueError:
-        return 0
-
-
-def position(value: Any) -> tuple[str, int]:
-    """The page's hidden position, '["name", k]' -> (name, k); anything else reads as the first lesson's first step."""
-    try:
-        name, k = json.loads(value)
-        return str(name), int(k)
-    except (TypeError, ValueError):
-        return "", 0

@@ -13,7 +13,7 @@ from core.i18n import mark, t
 from core.render.class_assets import head
 from core.serve.class_asks import ask_at
 from core.serve.classroom import SENTENCES
-from core.serve.lessons import linked_step
+from core.serve.lesson_moves import linked_step
 
 from .common import never_raises, sentence_of
 from .lesson_moves import At, arrive

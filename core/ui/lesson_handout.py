@@ -8,6 +8,7 @@ from typing import Any
 from core.i18n import mark, t
 from core.render.lesson_html import renderer, tree
 from core.serve import lessons
+from core.serve.lesson_moves import numbered
 
 from .common import sentence_of
 from .lesson_moves import asks
@@ -28,7 +29,7 @@ def handout(lab: Any, lesson: Any) -> dict[str, Any]:
             view, check = shown.view, shown.check
         except Exception as exc:  # (a teacher's state the view refuses: said where its check goes)
             view, check = None, sentence_of(exc, "lesson")
-        question, (n, total) = asks(step), lessons.numbered(lesson, k)
+        question, (n, total) = asks(step), numbered(lesson, k)
         steps.append({
             "head": t(TEXT["page"], title=lesson.title, n=n, total=total),
             "text": tree(lessons.text_html(lesson, k)),

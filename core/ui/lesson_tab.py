@@ -12,6 +12,7 @@ from core.i18n import mark, t
 from core.lab.lesson_format import MISTAKES, MODES
 from core.render import web
 from core.serve import lessons
+from core.serve.lesson_moves import numbered
 from core.serve.screens import Screens
 from core.transfer import MISTAKE_LABELS
 
@@ -141,7 +142,7 @@ def build(ctx) -> None:
             return (at.dumps(), where_html(lesson.name, END, n), end_html(lesson), "", None, None, *hidden,
                     outline_html(lesson, n), "")
         step = lesson.steps[at.k]
-        line = where_html(lesson.name, *lessons.numbered(lesson, at.k), step.title, "ask" if at.asking else "")
+        line = where_html(lesson.name, *numbered(lesson, at.k), step.title, "ask" if at.asking else "")
         extra = (outline_html(lesson, at.k), notes_html(getattr(step, "notes", "")))
         v, c, lab = drawn(lesson, at.k)  # (cached: the reveal paints from memory; the lab opens on it meanwhile)
         if at.asking:
