@@ -3,8 +3,9 @@
 from __future__ import annotations
 
 from core import AttentionConfig, AttentionModule, ConfigError, Option, Variant, hookimpl
-from core.config import choices_text, divisors
+from core.config import divisors
 from core.i18n import mark, t
+from core.mistakes import choices_text
 
 
 class GroupedQueryAttention(AttentionModule):

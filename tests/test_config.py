@@ -5,7 +5,8 @@ import json
 import pytest
 
 from core import AttentionConfig, ConfigError, Option, load_registry
-from core.config import parse_options, whole
+from core.config import parse_options
+from core.mistakes import whole
 from core.ui.inputs import options_json
 
 

@@ -27,10 +27,11 @@ def _mistakes() -> dict[str, object]:
     """Representative bad values for each place a student types or picks something; each raises ConfigError."""
     import gradio as gr
 
-    from core.config import AttentionConfig, parse_options, whole, whole_in
+    from core.config import AttentionConfig, parse_options
     from core.lab import causality, experiments, model_stats, predict, steps, trained_view
     from core.lab.session import Lab, make_request
     from core.lab.text import text_field
+    from core.mistakes import whole, whole_in
     from core.registry import load_registry
     from core.serve import generate
     from core.transfer import transfer_v2_to_v1

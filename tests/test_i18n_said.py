@@ -15,8 +15,9 @@ from pathlib import Path
 import gradio as gr
 import pytest
 
-from core.config import AttentionConfig, ConfigError, Option, whole_in
+from core.config import AttentionConfig, Option
 from core.i18n import lookup, speaking
+from core.mistakes import ConfigError, whole_in
 from core.registry import load_registry
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "scripts"))
@@ -51,7 +52,7 @@ def registry():
     return load_registry(entry_points=False)
 
 
-# ---- core/config.py, core/registry.py, core/plugin_collect.py, core/variant.py: the sentences every tab shows --
+# ---- core/config.py, mistakes.py, registry.py, plugin_collect.py, variant.py: the sentences every tab shows -------
 
 MISTAKES = {
     "heads do not divide": (lambda r: AttentionConfig(d_model=16, n_heads=3), ["n_heads=3", "d_model=16", "16"]),

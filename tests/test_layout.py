@@ -122,7 +122,7 @@ def test_every_module_sits_in_a_known_layer():
 
 
 ROOT_MODULES = {  # the contract, the maths of one layer, and the public doors: nothing else at core/'s top
-    "__init__", "__main__", "config", "variant", "hookspecs", "registry", "plugin_collect", "i18n",
+    "__init__", "__main__", "config", "mistakes", "variant", "hookspecs", "registry", "plugin_collect", "i18n",
     "attention", "fast_paths", "masks", "transfer", "classic", "seeding",
     "model", "corpus", "probes", "testing", "notebook",
     "said",  # every visible sentence by its msgid (any layer says one); one kept to be said when shown

@@ -8,9 +8,10 @@ from pathlib import Path
 
 import torch
 
-from ..config import AttentionConfig, ConfigError, whole
+from ..config import AttentionConfig
 from ..fast_paths import score_entries
 from ..i18n import t
+from ..mistakes import ConfigError, whole
 
 ASSETS = Path(__file__).resolve().parents[1] / "assets"
 SAVED_BENCH = ASSETS / "bench.json"  # `attention-lab bench --flex --out core/assets` on the 2-core machine

@@ -4,8 +4,9 @@ from __future__ import annotations
 
 import torch
 
-from ..config import AttentionConfig, ConfigError, excerpt, option_problem
+from ..config import AttentionConfig, option_problem
 from ..i18n import t
+from ..mistakes import ConfigError, excerpt
 from ..seeding import seeded_init
 from ..variant import display_problem, name_problem
 from .cases import Case, describe, sampled_configs

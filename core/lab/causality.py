@@ -8,8 +8,8 @@ from typing import Any
 import torch
 from torch import Tensor, nn
 
-from ..config import ConfigError, whole
 from ..i18n import t
+from ..mistakes import ConfigError, whole
 from .session import Lab, json_number, make_request
 from .text import embed_at, sentences, text_field
 

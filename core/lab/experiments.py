@@ -17,9 +17,9 @@ import torch
 import torch.nn.functional as F
 from torch import Tensor
 
-from ..config import ConfigError, whole
 from ..corpus import Tokenizer
 from ..i18n import t
+from ..mistakes import ConfigError, whole
 from ..model import GPT, GPTConfig
 from .session import seed_value
 from .train import LOG2E, Trainer, TrainSettings, encode_corpus, random_batch

@@ -15,8 +15,8 @@ import math
 import re
 from dataclasses import dataclass
 
-from ..config import excerpt
 from ..i18n import mark, t
+from ..mistakes import excerpt
 from .lesson_errors import Mistake
 
 MATRICES = ("heatmaps", "mask", "stage", "trained", "dependency", "three-ways", "transfer", "failure", "dropout")

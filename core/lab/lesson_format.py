@@ -27,8 +27,8 @@ import re
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from ..config import excerpt
 from ..i18n import mark
+from ..mistakes import excerpt
 from .lesson_errors import LessonError, Mistake
 from .lesson_files import folder_of, read_text
 from .lesson_keys import (

@@ -16,8 +16,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from ..config import AttentionConfig, ConfigError, excerpt
+from ..config import AttentionConfig
 from ..i18n import mark
+from ..mistakes import ConfigError, excerpt
 from ..variant import construct
 from .lesson_errors import LessonError, Mistake
 from .lesson_expect import Expect

@@ -12,8 +12,8 @@ from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from ..config import excerpt
 from ..i18n import mark
+from ..mistakes import excerpt
 from .lesson_errors import Mistake
 from .lesson_keys import KEYS
 

@@ -8,8 +8,9 @@ from dataclasses import dataclass
 
 import torch
 
-from ..config import ConfigError, choices_text, divisors, excerpt, whole_in
+from ..config import divisors
 from ..i18n import mark, t
+from ..mistakes import ConfigError, choices_text, excerpt, whole_in
 from ..model import GPT, PRESETS, GPTConfig
 from ..registry import Registry
 from .text import sentences

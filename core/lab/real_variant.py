@@ -15,9 +15,10 @@ from typing import Any
 import torch
 from torch import Tensor, nn
 
-from ..config import AttentionConfig, ConfigError, choices_text
+from ..config import AttentionConfig
 from ..gpt.pretrained import Architecture
 from ..i18n import mark, t, t_n
+from ..mistakes import ConfigError, choices_text
 from ..variant import Variant, construct
 
 MESSAGES = {

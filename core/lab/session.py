@@ -10,8 +10,9 @@ import torch
 from torch import Tensor
 
 from ..attention import AttentionModule, AttentionTrace
-from ..config import AttentionConfig, ConfigError, named, parse_options, whole_in
+from ..config import AttentionConfig, parse_options
 from ..i18n import mark, t
+from ..mistakes import ConfigError, named, whole_in
 from ..registry import Registry
 from ..seeding import SEED_MAX, seeded_init
 from .text import KEPT_CHARS, Tokens, embed, text_field, tokenize

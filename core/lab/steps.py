@@ -10,8 +10,9 @@ from typing import Any
 import torch
 from torch import Tensor
 
-from ..config import AttentionConfig, ConfigError, whole
+from ..config import AttentionConfig
 from ..i18n import lookup, mark, t, t_n
+from ..mistakes import ConfigError, whole
 from ..variant import Variant
 from .hook_formulas import derived_formulas, fill_text, hook_class, overridden
 from .session import Run, rounded

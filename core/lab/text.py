@@ -11,8 +11,8 @@ from dataclasses import dataclass
 import torch
 from torch import Tensor
 
-from ..config import ConfigError, named
 from ..i18n import mark, t, tc
+from ..mistakes import ConfigError, named
 from ..text import scripts, segment
 
 EXAMPLES = (  # the sentences the app offers; the first is the Chinese chapter's running example, pre-segmented

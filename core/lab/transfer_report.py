@@ -9,8 +9,9 @@ import torch
 from torch import nn
 
 from ..classic import SelfAttention_v1, SelfAttention_v2
-from ..config import AttentionConfig, ConfigError, whole
+from ..config import AttentionConfig
 from ..i18n import t
+from ..mistakes import ConfigError, whole
 from ..registry import Registry
 from ..seeding import seeded_init
 from ..transfer import MISTAKES, compare, fused_to_multihead_attention, transfer_stacked_to_fused, transfer_v2_to_v1

@@ -10,9 +10,9 @@ from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
-from ..config import ConfigError, named, whole_in
 from ..i18n import current, mark, t
 from ..lab.cache_view import compare
+from ..mistakes import ConfigError, named, whole_in
 from ..model import PRESETS
 from ..render import generate_views
 

@@ -11,7 +11,6 @@ from dataclasses import dataclass
 from functools import lru_cache
 from typing import Any
 
-from ..config import ConfigError, named
 from ..i18n import current, mark, t
 from ..lab.ablate import MODES
 from ..lab.failure_modes import KEYS, cards_payload
@@ -19,6 +18,7 @@ from ..lab.interventions import EFFECT_SENTENCES, contrast, heldout_effects, int
 from ..lab.pronoun import CHAPTER_SENTENCE
 from ..lab.text import MAX_CHARS, text_field
 from ..lab.trained_view import trained_view, view_note
+from ..mistakes import ConfigError, named
 from ..render.chapter import card_weights, effects_chart
 from . import slots
 from .exports import remember

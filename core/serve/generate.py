@@ -11,13 +11,13 @@ from dataclasses import dataclass
 from functools import lru_cache
 from typing import Any
 
-from ..config import whole_in
 from ..i18n import current, mark, t
 from ..lab import predict
 from ..lab.cache_rows import cache_rows
 from ..lab.session import switch
 from ..lab.text import text_field
 from ..lab.threads import one_thread
+from ..mistakes import whole_in
 from ..render import generate_views
 from . import slots
 from .cache_cost import CACHE_T, DECODE_SAVED, MAX_WINDOW, CacheTable, DecodeBench, cache_table, decode_bench

@@ -12,10 +12,10 @@ import os
 from functools import lru_cache
 from typing import Any
 
-from ..config import ConfigError, named, whole_in
 from ..i18n import mark, t
 from ..lab.text import text_field
 from ..lab.tiny import tiny
+from ..mistakes import ConfigError, named, whole_in
 from ..model import load_gpt2
 from ..seeding import SEED_MAX as MAX_SEED
 

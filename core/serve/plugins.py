@@ -20,10 +20,10 @@ from dataclasses import dataclass, field
 from functools import lru_cache
 from typing import Any
 
-from ..config import ConfigError, excerpt
 from ..i18n import SOURCE, current, speaking, t
 from ..lab import causality, model_stats
 from ..lab.session import Lab, Request, Run, trace_problem
+from ..mistakes import ConfigError, excerpt
 from ..proc.sandbox import SandboxError, Worker
 from ..registry import Registry, load_registry
 from ..said import Said

@@ -18,11 +18,11 @@ from dataclasses import dataclass
 from functools import lru_cache
 from typing import Any
 
-from ..config import ConfigError, choices_text, named
 from ..gpt import hub
 from ..gpt.pretrained import Architecture, architecture, family_of, from_lab_gpt, load
 from ..i18n import mark, t
 from ..lab.tiny import tiny
+from ..mistakes import ConfigError, choices_text, named
 from .generate_inputs import MAX_TOKENS, token_ids
 from .slots import CPU
 

@@ -7,11 +7,12 @@ from __future__ import annotations
 from functools import lru_cache
 from typing import Any
 
-from ..config import ConfigError, choices_text, named, parse_options
+from ..config import parse_options
 from ..gpt.lab_attention import Formula
 from ..i18n import mark, t
 from ..lab import real_variant
 from ..lab.broken_model import Breakage
+from ..mistakes import ConfigError, choices_text, named
 from ..registry import Registry
 from .plugins import PluginFault, guard_for
 from .real_models import Loaded

@@ -6,12 +6,12 @@ from __future__ import annotations
 from functools import lru_cache
 from typing import Any
 
-from ..config import ConfigError, whole
 from ..i18n import current, mark, t
 from ..lab.broken_model import Breakage
 from ..lab.real_steps import FIELDS, causality, layer_steps, replacement
 from ..lab.steps import formula_markdown
 from ..lab.text import text_field
+from ..mistakes import ConfigError, whole
 from ..render import matrix, scales, tab_matrices
 from . import real_models, real_variants
 from .real_model import breakage, checked, network, tokens_and_ids

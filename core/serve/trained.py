@@ -8,11 +8,11 @@ from typing import Any
 
 import torch
 
-from ..config import ConfigError, whole
 from ..i18n import current, mark, t
 from ..lab.session import rounded
 from ..lab.text import sentences
 from ..lab.trained_view import model_panel, most_telling_head, pronoun_row, row_focus, trained_attention_payload
+from ..mistakes import ConfigError, whole
 from ..render import matrix
 from .exports import remember
 

@@ -14,7 +14,6 @@ from typing import Any
 
 import numpy as np
 
-from ..config import whole, whole_in
 from ..i18n import current, lookup, mark, t
 from ..lab import steps
 from ..lab.causality import replacement_word
@@ -34,6 +33,7 @@ from ..lab.session import (
     weights_payload,
 )
 from ..lab.text import sentences, text_field, tokenize
+from ..mistakes import whole, whole_in
 from ..render import lab_charts, matrix, tab_matrices
 from . import slots
 from .exports import remember

@@ -16,8 +16,8 @@ from typing import Any
 import gradio as gr
 from gradio.context import LocalContext
 
-from core.config import ConfigError, about
 from core.i18n import mark, t, t_n
+from core.mistakes import ConfigError, about
 
 from . import i18n
 from .common import CPU_GROUP, Refused, one_sentence, sentence_of

@@ -15,11 +15,12 @@ from typing import Any
 
 import gradio as gr
 
-from core.config import OUT_OF_RANGE, ConfigError, Option, about, choices_text, excerpt
+from core.config import Option
 from core.i18n import mark, t
 from core.lab.session import switch
 from core.lab.text import KEPT_CHARS as TEXT_CAP
 from core.lab.text import text_field
+from core.mistakes import OUT_OF_RANGE, ConfigError, about, choices_text, excerpt
 from core.serve.limits import bounded
 
 # Each sentence twice: about a value as typed ({name}={value}), and about one described ({name} ({value})).

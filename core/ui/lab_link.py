@@ -17,10 +17,11 @@ from typing import Any
 
 import gradio as gr
 
-from core.config import AttentionConfig, ConfigError, choices_text, parse_options, whole, whole_in
+from core.config import AttentionConfig, parse_options
 from core.i18n import mark, t
 from core.lab.session import MAX_OPTIONS_CHARS, seed_value, switch
 from core.lab.text import MAX_CHARS, text_field
+from core.mistakes import ConfigError, choices_text, whole, whole_in
 from core.serve.link_state import unzipped
 
 from . import link_js, trained_panel
