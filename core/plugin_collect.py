@@ -74,14 +74,14 @@ def add_plugin(pm: pluggy.PluginManager, registry: Tables, name: str, load: Any,
         plugin = load()
     except (Exception, SystemExit) as exc:  # SystemExit too: an import that calls exit() must not end the lab
         return fail(registry, name, IMPORT, _raised(Said.t("could not be imported: {error}", error=error_line(exc)),
-                                                     exc), exc, dist=dist)
+                                                    exc), exc, dist=dist)
     try:
         pm.register(plugin, name=name)
     except Exception as exc:
         if pm.get_plugin(name) is plugin:  # pluggy keeps the name of a plugin it half-registered
             pm.unregister(name=name)
         return fail(registry, name, REGISTER, Said.t("hook signature rejected: {error}", error=error_line(exc)), exc,
-                     dist=dist)
+                    dist=dist)
     try:
         pm.check_pending()  # a hookimpl whose name matches no hookspec (a typo) fails here
     except pluggy.PluginValidationError as exc:
@@ -91,7 +91,7 @@ def add_plugin(pm: pluggy.PluginManager, registry: Tables, name: str, load: Any,
     if not pm.get_hookcallers(plugin):  # e.g. the @hookimpl marker was forgotten
         pm.unregister(name=name)
         return fail(registry, name, NO_HOOK,
-                     Said.t("implements no hook; mark register_attention_variants with @hookimpl"), dist=dist)
+                    Said.t("implements no hook; mark register_attention_variants with @hookimpl"), dist=dist)
     return True
 
 
@@ -113,7 +113,7 @@ def collect(registry: Tables, impl: Any) -> None:
     lines: list[str] = []  # where each register() call was made, so a duplicate names its line
     if impl.hookwrapper or impl.wrapper:
         fail(registry, name, HOOK, Said.t("register_attention_variants must be a plain hook, not a wrapper"),
-              dist=dist)
+             dist=dist)
         return
 
     def register(variant: Any) -> None:
@@ -125,19 +125,19 @@ def collect(registry: Tables, impl: Any) -> None:
         impl.function(*[{"register": register}[a] for a in impl.argnames])
     except (Exception, SystemExit) as exc:
         fail(registry, name, HOOK, _raised(Said.t("register_attention_variants raised {error}",
-                                                   error=error_line(exc)), exc), exc, dist=dist)
+                                                  error=error_line(exc)), exc), exc, dist=dist)
         return
     for variant, line in zip(offered, lines, strict=True):
         if not isinstance(variant, Variant):
             fail(registry, name, HOOK, Said.t("registered a {kind}, not a Variant", kind=type(variant).__name__),
-                  dist=dist)
+                 dist=dist)
         elif problem := _malformed(variant):  # refused here so no tab ever builds a control from it
             fail(registry, name, VARIANT, problem, dist=dist)
         elif variant.name in registry.variants:
             owner = registry.variants[variant.name].plugin
             fail(registry, name, DUPLICATE, Said.t("variant {name} is already registered by {owner}; rename it at "
-                                                    "{line}", name=repr(variant.name), owner=owner, line=line),
-                  dist=dist)
+                                                   "{line}", name=repr(variant.name), owner=owner, line=line),
+                 dist=dist)
         else:
             registry.variants[variant.name] = replace(variant, plugin=name)
 
@@ -149,14 +149,14 @@ def collect_lessons(registry: Tables, impl: Any) -> None:
         impl.function(*[{"register": lambda path: offered.append(path)}[a] for a in impl.argnames])
     except (Exception, SystemExit) as exc:
         fail(registry, name, HOOK, _raised(Said.t("register_lessons raised {error}", error=error_line(exc)), exc),
-              exc, dist=registry.plugins[name].label)
+             exc, dist=registry.plugins[name].label)
         return
     for path in offered:
         if isinstance(path, (str, Path)):
             registry.lessons.append((name, str(path)))
         else:
             fail(registry, name, HOOK, Said.t("register_lessons named a {kind}, not a path", kind=type(path).__name__),
-                  dist=registry.plugins[name].label)
+                 dist=registry.plugins[name].label)
 
 
 def _malformed(variant: Variant) -> Said | None:
@@ -183,7 +183,7 @@ def reraised(exc: BaseException) -> bool:
 
 
 def fail(registry: Tables, name: str, stage: str, said: Said, exc: BaseException | None = None, dist: str = "",
-          provided: bool = True) -> bool:
+         provided: bool = True) -> bool:
     """Record the failure; in strict mode re-raise it (the original exception, when there is one)."""
     error = PluginError(name, stage, said.english(), dist, said, provided)
     if strict():

@@ -176,12 +176,12 @@ def load_registry(entry_points: bool = True, plugins: Iterable[Any] = ()) -> Reg
             eps = _entry_points()
         except Exception as exc:  # unreadable package metadata somewhere on sys.path: run with the built-ins
             fail(registry, "entry points", IMPORT,
-                  Said.t("installed plugins could not be listed: {error}", error=error_line(exc)), exc)
+                 Said.t("installed plugins could not be listed: {error}", error=error_line(exc)), exc)
             eps = []
         found = [(ep.name, ep.load, ep) for ep in eps]
         for name in _missing_from_allowlist(eps):
             fail(registry, name, IMPORT, Said.t("is listed in {variable} but no installed package provides it",
-                                                 variable=ALLOWLIST_ENV), provided=False)
+                                                variable=ALLOWLIST_ENV), provided=False)
     for name, load, ep in extras + found:
         info = _info(name, ep)
         if name in registry.plugins:
